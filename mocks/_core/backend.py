@@ -1,0 +1,249 @@
+"""A live instance of a mocked system: one database, one clock, one call pipeline.
+
+Every tool call, from any surface, goes through :meth:`Backend.call`: schema validation, the
+simulated clock, fault injection, then the handler inside one transaction. A call that fails
+in any way changes nothing and returns the vendor's error; nothing raises to the caller.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import traceback
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from enterprise_envs.mocks._core.access import Identity, Operation
+from enterprise_envs.mocks._core.clock import SimClock
+from enterprise_envs.mocks._core.errors import ErrorKind, ToolError, invalid
+from enterprise_envs.mocks._core.faults import FaultConfig, FaultInjector
+from enterprise_envs.mocks._core.ids import IdFactory, seeded_rng
+from enterprise_envs.mocks._core.snapshot import get_snapshot, next_number
+from enterprise_envs.mocks._core.store import Row, Store, connect
+from enterprise_envs.mocks._core.system import System
+from enterprise_envs.mocks._core.tools import Response, Surface, ToolKind
+
+
+@dataclass(frozen=True)
+class CallResult:
+    """The outcome of one tool call, success or error.
+
+    Attributes:
+        tool: The tool called.
+        status: HTTP-like status.
+        body: Result body, or the vendor's error envelope.
+        headers: Response headers.
+        error: The error kind's value on failure, else None.
+        injected: True if an injected fault (rate limit, 503, timeout) produced this error.
+    """
+
+    tool: str
+    status: int
+    body: Any
+    headers: Mapping[str, str] = field(default_factory=dict)
+    error: str | None = None
+    injected: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """True for a 2xx result."""
+        return self.status < 400
+
+    def to_dict(self) -> dict[str, Any]:
+        """The full response: status, headers and body."""
+        return {"status": self.status, "headers": dict(self.headers), "body": self.body}
+
+    def to_json(self, full: bool = False) -> str:
+        """Compact JSON for an agent: the body alone, or the full response when ``full``."""
+        payload = self.to_dict() if full else self.body
+        return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+
+
+class CallContext:
+    """What a handler may use. One per backend; ``identity`` is set per call."""
+
+    __slots__ = ("backend", "store", "clock", "ids", "identity", "settings", "system", "faults")
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+        self.store = backend.store
+        self.clock = backend.clock
+        self.ids = backend.ids
+        self.identity = backend.identity
+        self.settings = backend.settings
+        self.system = backend.system
+        self.faults = backend.faults
+
+    def authorize(
+        self, operation: Operation, table: str, row: Row | None, changes: Mapping[str, str] | None = None
+    ) -> None:
+        """The one access check: raises the vendor's 403/404 if the caller may not do this."""
+        self.system.access.check(self.identity, operation, table, row, changes)
+
+    def row_filter(self, table: str) -> tuple[str, tuple[str, ...]] | None:
+        """The SQL condition limiting the rows the caller can list, if any."""
+        return self.system.access.row_filter(self.identity, table)
+
+    def next_number(self, table: str) -> str:
+        """The next record number for a table (rolled back with the call if it fails)."""
+        prefix = self.store.catalog[table].number_prefix
+        if prefix is None:
+            raise ValueError(f"{table} has no number prefix")
+        return next_number(self.store.conn, table, prefix)
+
+
+class Backend:
+    """One live world of one system.
+
+    Args:
+        system: The mocked system.
+        size: World size (``tiny``, ``default``, ``large``).
+        world_seed: Which world to restore.
+        surface: Default tool surface for :meth:`call`.
+        settings: Overrides of the system's instance switches.
+    """
+
+    def __init__(
+        self,
+        system: System,
+        *,
+        size: str = "default",
+        world_seed: int = 0,
+        surface: str = "typed",
+        settings: Mapping[str, Any] | None = None,
+    ) -> None:
+        unknown = set(settings or {}) - set(system.settings)
+        if unknown:
+            raise ValueError(f"{system.name}: unknown settings {sorted(unknown)}")
+        self.system = system
+        self.size = size
+        self.world_seed = world_seed
+        self.surface_name = surface
+        self.surface: Surface = system.surface(surface)
+        self.settings: dict[str, Any] = {**system.settings, **(settings or {})}
+        self.conn = connect()
+        self.store = Store(self.conn, system.catalog)
+        self.clock = SimClock(system.epoch)
+        self.ids = IdFactory(seeded_rng(system.name, "episode", world_seed, 0))
+        self.faults = FaultInjector(FaultConfig(), seeded_rng(system.name, "faults", world_seed, 0))
+        self.identity = Identity("", "guest", frozenset())
+        self.lock = threading.RLock()
+        self.call_index = 0
+        self.internal_errors: list[dict[str, Any]] = []
+        self._engine = None
+        self.reset()
+
+    def reset(
+        self, *, world_seed: int | None = None, episode_seed: int = 0, faults: FaultConfig | None = None
+    ) -> None:
+        """Restore the world snapshot and start a new episode on it.
+
+        Args:
+            world_seed: Switch to another world (default: keep the current one).
+            episode_seed: Seeds ids and faults for this episode.
+            faults: Faults to inject in this episode (default: none).
+        """
+        with self.lock:
+            if world_seed is not None:
+                self.world_seed = world_seed
+            snapshot = get_snapshot(self.system, self.size, self.world_seed)
+            self.conn.deserialize(snapshot.data)
+            self.clock.reset(self.system.epoch)
+            self.ids = IdFactory(seeded_rng(self.system.name, "episode", self.world_seed, episode_seed))
+            self.faults = FaultInjector(
+                faults or FaultConfig(), seeded_rng(self.system.name, "faults", self.world_seed, episode_seed)
+            )
+            self.call_index = 0
+            self.internal_errors = []
+            self.identity = self.system.agent_identity(self.store)
+            self._context = CallContext(self)
+
+    def mark_start(self) -> None:
+        """Make the current state the verifier's starting point (after scenario setup)."""
+        with self.lock:
+            self.store.clear_change_log()
+
+    def context(self, identity: Identity | None = None) -> CallContext:
+        """A handler context acting as ``identity`` (default: the agent); for setup code and tests."""
+        self._context.identity = identity or self.identity
+        return self._context
+
+    def call(
+        self,
+        tool: str,
+        arguments: Any = None,
+        *,
+        surface: str | None = None,
+        identity: Identity | None = None,
+    ) -> CallResult:
+        """Run one tool call. Never raises on bad input: errors come back as results.
+
+        Args:
+            tool: Tool name.
+            arguments: The arguments object (a dict; anything else is a 400).
+            surface: Surface to look the tool up in (default: the backend's surface).
+            identity: Act as someone else (default: the agent's identity).
+        """
+        with self.lock:
+            tools = self.surface if surface is None else self.system.surface(surface)
+            spec = tools.tools.get(tool) if isinstance(tool, str) else None
+            self.call_index += 1
+            if spec is None:
+                return self._error(str(tool), invalid("Unknown tool", f"No tool named {tool!r} on this surface"))
+            if arguments is None:
+                arguments = {}
+            try:
+                spec.validate(arguments)
+            except ToolError as error:
+                return self._error(tool, error)
+            self.clock.tick()
+            fault = self.faults.before_call(self.call_index, tool, self.clock)
+            if fault is not None:
+                return self._error(tool, fault, injected=True)
+            ctx = self.context(identity)
+            store = self.store
+            try:
+                if spec.kind is ToolKind.READ:
+                    with store.read_only():
+                        output = spec.handler(ctx, arguments)
+                else:
+                    with store.transaction():
+                        output = spec.handler(ctx, arguments)
+            except ToolError as error:
+                return self._error(tool, error)
+            except Exception as exc:  # a bug in a handler: report it, keep the world intact
+                self.internal_errors.append(
+                    {"call_index": self.call_index, "tool": tool, "error": repr(exc), "traceback": traceback.format_exc()}
+                )
+                return self._error(
+                    tool, ToolError(ErrorKind.INTERNAL, "Internal error", "The call failed and changed nothing.")
+                )
+            if isinstance(output, Response):
+                return CallResult(tool, output.status, output.body, output.headers)
+            return CallResult(tool, 200, output)
+
+    def _error(self, tool: str, error: ToolError, injected: bool = False) -> CallResult:
+        return CallResult(
+            tool, error.status, self.system.render_error(error), error.headers, error.kind.value, injected
+        )
+
+    @property
+    def engine(self):
+        """A SQLAlchemy engine over this backend's database, for SQLModel sessions (tests, tools).
+
+        Writes through it bypass the service layer's rules but are still seen by the change log.
+        """
+        if self._engine is None:
+            from sqlalchemy import create_engine
+            from sqlalchemy.pool import StaticPool
+
+            self._engine = create_engine("sqlite://", creator=lambda: self.conn, poolclass=StaticPool)
+        return self._engine
+
+    def close(self) -> None:
+        """Release the database."""
+        with self.lock:
+            if self._engine is not None:
+                self._engine.dispose()
+            self.conn.close()

@@ -1,0 +1,139 @@
+"""Worlds: built once per (system, size, seed), kept as serialized SQLite bytes, restored per env.
+
+Restoring is ``sqlite3.Connection.deserialize`` of the cached bytes: a memory copy, far below a
+millisecond at the default size, so reset never rebuilds anything.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import threading
+from dataclasses import dataclass
+
+from faker import Faker
+from sqlalchemy import create_engine
+from sqlalchemy.pool import StaticPool
+
+from enterprise_envs.mocks._core.clock import SimClock
+from enterprise_envs.mocks._core.ids import IdFactory, format_number, seeded_rng
+from enterprise_envs.mocks._core.store import Store, connect, install_change_log
+from enterprise_envs.mocks._core.system import WORLD_SIZES, System
+
+NUMBER_COUNTER = "_number_counter"
+#: Record numbers start here, as on a fresh instance (INC0010001).
+FIRST_NUMBER = 10001
+
+
+@dataclass(frozen=True)
+class WorldSnapshot:
+    """A built world: its serialized database and what it was built from."""
+
+    system: str
+    size: str
+    seed: int
+    data: bytes
+
+    @property
+    def nbytes(self) -> int:
+        """Size of the serialized database."""
+        return len(self.data)
+
+
+class WorldBuild:
+    """What a system's world builder gets: an empty schema and seeded sources of everything.
+
+    Attributes:
+        size: ``tiny``, ``default`` or ``large``.
+        seed: The world seed.
+        store: Row access to the new database.
+        rng: Seeded random stream for choices.
+        faker: Faker seeded from the same seed.
+        ids: sys_id factory.
+        clock: Set to the system's epoch; builders place history before it.
+    """
+
+    def __init__(self, system: System, size: str, seed: int, store: Store) -> None:
+        self.system = system
+        self.size = size
+        self.seed = seed
+        self.store = store
+        self.rng: random.Random = seeded_rng(system.name, "world", size, seed)
+        self.faker = Faker("en_US")
+        self.faker.seed_instance(self.rng.getrandbits(64))
+        self.ids = IdFactory(seeded_rng(system.name, "world-ids", size, seed))
+        self.clock = SimClock(system.epoch)
+        self._numbers: dict[str, int] = {}
+
+    def number(self, table: str) -> str:
+        """The next record number for a table (INC0010001, ...), as the runtime would assign it."""
+        prefix = self.store.catalog[table].number_prefix
+        if prefix is None:
+            raise ValueError(f"{table} has no number prefix")
+        value = self._numbers.get(table, FIRST_NUMBER)
+        self._numbers[table] = value + 1
+        return format_number(prefix, value)
+
+    def finish(self) -> None:
+        """Persist the number counters so the runtime continues after the world's records."""
+        self.store.conn.executemany(
+            f"INSERT OR REPLACE INTO {NUMBER_COUNTER} (tbl, next) VALUES (?, ?)", sorted(self._numbers.items())
+        )
+
+    def insert_many(self, table: str, rows: list[dict[str, str]]) -> None:
+        """Bulk insert rows (missing columns become ``""``)."""
+        columns = self.store.catalog[table].columns
+        placeholders = ", ".join("?" * len(columns))
+        names = ", ".join(f'"{col}"' for col in columns)
+        self.store.conn.executemany(
+            f'INSERT INTO "{table}" ({names}) VALUES ({placeholders})',
+            [tuple(row.get(col, "") for col in columns) for row in rows],
+        )
+
+
+def next_number(conn: sqlite3.Connection, table: str, prefix: str) -> str:
+    """Take the next record number for a table (INC0010001, ...), inside the caller's transaction."""
+    found = conn.execute(f"SELECT next FROM {NUMBER_COUNTER} WHERE tbl = ?", (table,)).fetchone()
+    value = found[0] if found else FIRST_NUMBER
+    conn.execute(f"INSERT OR REPLACE INTO {NUMBER_COUNTER} (tbl, next) VALUES (?, ?)", (table, value + 1))
+    return format_number(prefix, value)
+
+
+def build_snapshot(system: System, size: str, seed: int) -> WorldSnapshot:
+    """Build a world from scratch and serialize it."""
+    if size not in WORLD_SIZES:
+        raise ValueError(f"unknown world size {size!r} (choose from {', '.join(WORLD_SIZES)})")
+    conn = connect()
+    engine = create_engine("sqlite://", creator=lambda: conn, poolclass=StaticPool)
+    system.metadata.create_all(engine)
+    conn.execute(f"CREATE TABLE {NUMBER_COUNTER} (tbl TEXT PRIMARY KEY, next INTEGER NOT NULL)")
+    store = Store(conn, system.catalog)
+    conn.execute("BEGIN")
+    build = WorldBuild(system, size, seed, store)
+    system.build_world(build)
+    build.finish()
+    conn.execute("COMMIT")
+    install_change_log(conn, system.catalog)
+    conn.execute("ANALYZE")
+    conn.execute("VACUUM")
+    data = conn.serialize()
+    engine.dispose()
+    conn.close()
+    return WorldSnapshot(system.name, size, seed, data)
+
+
+_cache: dict[tuple[str, str, int], WorldSnapshot] = {}
+_cache_lock = threading.Lock()
+
+
+def get_snapshot(system: System, size: str, seed: int) -> WorldSnapshot:
+    """The cached world for (system, size, seed), built on first use in this process."""
+    key = (system.name, size, seed)
+    found = _cache.get(key)
+    if found is None:
+        with _cache_lock:
+            found = _cache.get(key)
+            if found is None:
+                found = _cache[key] = build_snapshot(system, size, seed)
+    return found
+

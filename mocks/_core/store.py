@@ -1,0 +1,210 @@
+"""Row access over a system's SQLite database, and the change log the verifier reads.
+
+The service layer runs millions of calls, so rows go through the raw ``sqlite3`` connection
+with SQL generated once per table from the catalog (an ORM round trip costs more than the
+whole read budget). The schema itself comes from the SQLModel classes.
+
+Every write is recorded by SQLite triggers in ``_change_log`` (table, sys_id and the row as it
+was before its first change), inside the same transaction, so a rolled-back call leaves no
+trace and the verifier's diff costs O(changed rows), whatever the world's size.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from enterprise_envs.mocks._core.schema import Catalog, TableSpec
+
+Row = dict[str, str]
+
+CHANGE_LOG = "_change_log"
+#: SQLite's default limit on function arguments; wider tables are logged in chunks.
+_MAX_FUNCTION_ARGS = 100
+
+
+def connect() -> sqlite3.Connection:
+    """A new in-memory database connection set up the way the store expects.
+
+    Autocommit mode (the store issues BEGIN/COMMIT itself) and usable from the worker threads
+    MCP servers run tools in; callers serialize access with their own lock.
+    """
+    conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False, cached_statements=512)
+    return conn
+
+
+def _old_row_json(table: TableSpec) -> str:
+    """SQL that serializes OLD.* as a JSON array, in column order, within the argument limit."""
+    cols = [f'OLD."{name}"' for name in table.columns]
+    chunks = [cols[i : i + _MAX_FUNCTION_ARGS] for i in range(0, len(cols), _MAX_FUNCTION_ARGS)]
+    return "json_array(" + ", ".join(f"json_array({', '.join(chunk)})" for chunk in chunks) + ")"
+
+
+def install_change_log(conn: sqlite3.Connection, catalog: Catalog) -> None:
+    """Create the change-log table and its triggers on every catalog table.
+
+    Called once when a world is built, after the bulk load, so the snapshot carries the
+    triggers and an empty log.
+    """
+    conn.execute(
+        f"CREATE TABLE {CHANGE_LOG} (tbl TEXT NOT NULL, sys_id TEXT NOT NULL, before TEXT, "
+        "seq INTEGER NOT NULL, PRIMARY KEY (tbl, sys_id))"
+    )
+    seq = f"(SELECT COUNT(*) FROM {CHANGE_LOG})"
+    for table in catalog.values():
+        name = table.name
+        old = _old_row_json(table)
+        conn.executescript(
+            f"""
+            CREATE TRIGGER _log_ins_{name} AFTER INSERT ON "{name}" BEGIN
+              INSERT OR IGNORE INTO {CHANGE_LOG} VALUES ('{name}', NEW.sys_id, NULL, {seq});
+            END;
+            CREATE TRIGGER _log_upd_{name} BEFORE UPDATE ON "{name}" BEGIN
+              INSERT OR IGNORE INTO {CHANGE_LOG} VALUES ('{name}', OLD.sys_id, {old}, {seq});
+            END;
+            CREATE TRIGGER _log_del_{name} BEFORE DELETE ON "{name}" BEGIN
+              INSERT OR IGNORE INTO {CHANGE_LOG} VALUES ('{name}', OLD.sys_id, {old}, {seq});
+            END;
+            """
+        )
+
+
+class Store:
+    """Typed-free, fast row access for the service layer.
+
+    Args:
+        conn: The connection (see :func:`connect`).
+        catalog: The system's tables; only catalog tables and columns are ever named in SQL.
+    """
+
+    def __init__(self, conn: sqlite3.Connection, catalog: Catalog) -> None:
+        self.conn = conn
+        self.catalog = catalog
+        self._select_cols = {
+            name: ", ".join(f'"{col}"' for col in table.columns) for name, table in catalog.items()
+        }
+        self._insert_sql = {
+            name: f'INSERT INTO "{name}" ({self._select_cols[name]}) VALUES ({", ".join("?" * len(table.columns))})'
+            for name, table in catalog.items()
+        }
+        self._get_sql = {
+            name: f'SELECT {self._select_cols[name]} FROM "{name}" WHERE sys_id = ?' for name in catalog
+        }
+        self._update_sql: dict[tuple[str, tuple[str, ...]], str] = {}
+
+    # -- reads -------------------------------------------------------------------------------
+
+    def get(self, table: str, sys_id: str) -> Row | None:
+        """The row with this sys_id, or None."""
+        found = self.conn.execute(self._get_sql[table], (sys_id,)).fetchone()
+        return None if found is None else dict(zip(self.catalog[table].columns, found, strict=True))
+
+    def find_one(self, table: str, column: str, value: str) -> Row | None:
+        """The first row (by sys_id) whose ``column`` equals ``value``, or None."""
+        rows = self.select(table, f'"{self._column(table, column)}" = ?', (value,), limit=1)
+        return rows[0] if rows else None
+
+    def select(
+        self,
+        table: str,
+        where: str = "1",
+        params: Sequence[Any] = (),
+        *,
+        order_by: str = "sys_id",
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[Row]:
+        """Rows matching a SQL condition built by trusted code (never raw agent text)."""
+        sql = f'SELECT {self._select_cols[table]} FROM "{table}" WHERE {where} ORDER BY {order_by}'
+        if limit is not None:
+            sql += f" LIMIT {int(limit)} OFFSET {int(offset)}"
+        elif offset:
+            sql += f" LIMIT -1 OFFSET {int(offset)}"
+        columns = self.catalog[table].columns
+        return [dict(zip(columns, found, strict=True)) for found in self.conn.execute(sql, tuple(params))]
+
+    def count(self, table: str, where: str = "1", params: Sequence[Any] = ()) -> int:
+        """Number of rows matching a SQL condition."""
+        return self.conn.execute(f'SELECT COUNT(*) FROM "{table}" WHERE {where}', tuple(params)).fetchone()[0]
+
+    def column_values(self, table: str, column: str, where: str = "1", params: Sequence[Any] = ()) -> list[str]:
+        """One column of the matching rows, in sys_id order."""
+        col = self._column(table, column)
+        sql = f'SELECT "{col}" FROM "{table}" WHERE {where} ORDER BY sys_id'
+        return [found[0] for found in self.conn.execute(sql, tuple(params))]
+
+    # -- writes ------------------------------------------------------------------------------
+
+    def insert(self, table: str, row: Mapping[str, str]) -> Row:
+        """Insert a row; missing columns are ``""``. Returns the full stored row."""
+        spec = self.catalog[table]
+        unknown = set(row) - set(spec.columns)
+        if unknown:
+            raise KeyError(f"{table}: unknown columns {sorted(unknown)}")
+        full = {col: row.get(col, "") for col in spec.columns}
+        self.conn.execute(self._insert_sql[table], tuple(full.values()))
+        return full
+
+    def update(self, table: str, sys_id: str, changes: Mapping[str, str]) -> None:
+        """Set the given columns of one row."""
+        if not changes:
+            return
+        key = (table, tuple(changes))
+        sql = self._update_sql.get(key)
+        if sql is None:
+            assignments = ", ".join(f'"{self._column(table, col)}" = ?' for col in changes)
+            sql = self._update_sql[key] = f'UPDATE "{table}" SET {assignments} WHERE sys_id = ?'
+        self.conn.execute(sql, (*changes.values(), sys_id))
+
+    def delete(self, table: str, sys_id: str) -> None:
+        """Delete one row."""
+        self.conn.execute(f'DELETE FROM "{table}" WHERE sys_id = ?', (sys_id,))
+
+    # -- transactions ------------------------------------------------------------------------
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """All-or-nothing: any exception rolls back every write made inside."""
+        self.conn.execute("BEGIN")
+        try:
+            yield
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    @contextmanager
+    def read_only(self) -> Iterator[None]:
+        """Reject writes at the SQLite level while inside (READ tools run here)."""
+        self.conn.execute("PRAGMA query_only = 1")
+        try:
+            yield
+        finally:
+            self.conn.execute("PRAGMA query_only = 0")
+
+    # -- change log --------------------------------------------------------------------------
+
+    def changed_rows(self) -> list[tuple[str, str, Row | None]]:
+        """(table, sys_id, row before its first change or None if inserted), in write order."""
+        out: list[tuple[str, str, Row | None]] = []
+        for tbl, sys_id, before in self.conn.execute(
+            f"SELECT tbl, sys_id, before FROM {CHANGE_LOG} ORDER BY seq, tbl, sys_id"
+        ):
+            if before is None:
+                out.append((tbl, sys_id, None))
+                continue
+            values = [value for chunk in json.loads(before) for value in chunk]
+            out.append((tbl, sys_id, dict(zip(self.catalog[tbl].columns, values, strict=True))))
+        return out
+
+    def clear_change_log(self) -> None:
+        """Forget recorded changes: the current state becomes the diff's starting point."""
+        self.conn.execute(f"DELETE FROM {CHANGE_LOG}")
+
+    def _column(self, table: str, column: str) -> str:
+        if column not in self.catalog[table]:
+            raise KeyError(f"{table}: unknown column {column!r}")
+        return column

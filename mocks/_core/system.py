@@ -1,0 +1,61 @@
+"""What a mocked system provides to the shared machinery: one object per system."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import MetaData
+
+from enterprise_envs.mocks._core.access import AccessPolicy, Identity
+from enterprise_envs.mocks._core.errors import ToolError
+from enterprise_envs.mocks._core.schema import Catalog
+from enterprise_envs.mocks._core.store import Store
+from enterprise_envs.mocks._core.tools import Surface
+
+if TYPE_CHECKING:
+    from enterprise_envs.mocks._core.snapshot import WorldBuild
+
+#: World sizes every system offers: tiny for tests, default for training, large for benchmarks.
+WORLD_SIZES = ("tiny", "default", "large")
+
+
+@dataclass(frozen=True)
+class System:
+    """A mocked back-end, as the shared machinery sees it.
+
+    Attributes:
+        name: System id (``itsm``).
+        catalog: Its tables.
+        metadata: SQLAlchemy metadata of its SQLModel classes (creates the schema).
+        build_world: Fills an empty database for a (size, seed); see :class:`WorldBuild`.
+        epoch: The world's "now" at reset.
+        surfaces: Surface name -> factory (surfaces are built lazily, once per process).
+        render_error: ToolError -> the vendor's error body.
+        access: The access policy every call goes through.
+        agent_identity: Who the agent is in a freshly reset world.
+        settings: Instance switches and their defaults (vendor behaviour that varies by instance).
+    """
+
+    name: str
+    catalog: Catalog
+    metadata: MetaData
+    build_world: Callable[[WorldBuild], None]
+    epoch: datetime
+    surfaces: Mapping[str, Callable[[], Surface]]
+    render_error: Callable[[ToolError], Any]
+    access: AccessPolicy
+    agent_identity: Callable[[Store], Identity]
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    _built: dict[str, Surface] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def surface(self, name: str) -> Surface:
+        """The named tool surface (built on first use, then shared)."""
+        built = self._built.get(name)
+        if built is None:
+            if name not in self.surfaces:
+                raise KeyError(f"{self.name}: no surface {name!r} (have {sorted(self.surfaces)})")
+            built = self._built[name] = self.surfaces[name]()
+        return built

@@ -1,0 +1,68 @@
+"""Hypothesis strategies derived from our own tool schemas (hypothesis-jsonschema is broken
+with current hypothesis, see docs/architecture.md), plus hostile strings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+HOSTILE_TEXT = st.sampled_from(
+    [
+        "",
+        " ",
+        "'; DROP TABLE incident; --",
+        "\" OR \"1\"=\"1",
+        "%_\\",
+        "INC0010001",
+        "admin",
+        "\u0000",
+        "\ud7ff\ue000\U0010ffff",
+        "Zoë Ångström 李雷",
+        "x" * 5000,
+        "javascript:gs.getUserID()",
+        "active=true^ORDERBYnumber",
+    ]
+)
+ANY_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=10), children, max_size=3),
+    max_leaves=8,
+)
+
+
+def text_for(schema: dict[str, Any]) -> st.SearchStrategy[str]:
+    max_size = min(schema.get("maxLength", 200), 300)
+    min_size = schema.get("minLength", 0)
+    return st.one_of(st.text(min_size=min_size, max_size=max_size), HOSTILE_TEXT.filter(lambda s: min_size <= len(s) <= schema.get("maxLength", 10**9)))
+
+
+def from_schema(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
+    """Values valid for the subset of JSON Schema our tool inputs use."""
+    if "enum" in schema:
+        return st.sampled_from(schema["enum"])
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return st.one_of(*(from_schema({**schema, "type": k}) for k in kind))
+    if kind == "string":
+        return text_for(schema)
+    if kind == "integer":
+        return st.integers(schema.get("minimum", -(2**31)), schema.get("maximum", 2**31))
+    if kind == "boolean":
+        return st.booleans()
+    if kind == "null":
+        return st.none()
+    if kind == "array":
+        return st.lists(from_schema(schema.get("items", {})), max_size=min(schema.get("maxItems", 4), 4))
+    if kind == "object":
+        props = schema.get("properties", {})
+        if not props:
+            extra = schema.get("additionalProperties", {})
+            value = from_schema(extra) if isinstance(extra, dict) and extra else st.text(max_size=20)
+            return st.dictionaries(st.text(max_size=20), value, max_size=4)
+        required = set(schema.get("required", []))
+        optional = {name: from_schema(sub) for name, sub in props.items() if name not in required}
+        return st.fixed_dictionaries(
+            {name: from_schema(props[name]) for name in sorted(required)}, optional=optional
+        )
+    return ANY_JSON
