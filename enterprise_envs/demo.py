@@ -13,7 +13,9 @@ from typing import IO, Any
 from enterprise_envs.mocks._core.backend import Backend, CallResult
 
 
-def _show(out: IO[str], step: int, surface: str, tool: str, arguments: dict[str, Any], result: CallResult) -> None:
+def _show(
+    out: IO[str], step: int, surface: str, tool: str, arguments: dict[str, Any], result: CallResult
+) -> None:
     out.write(f"\n[{step}] {surface}.{tool}({json.dumps(arguments, ensure_ascii=False)})\n")
     text = json.dumps(result.to_dict() if surface == "rest" else result.body, indent=2, ensure_ascii=False)
     lines = text.splitlines()
@@ -47,7 +49,7 @@ def run_demo(size: str = "default", seed: int = 0, out: IO[str] | None = None) -
     out.write(
         f"ITSM world (size={size}, seed={seed}) ready in {built * 1000:.0f} ms. "
         f"The agent is {backend.identity.user_name} (roles: {', '.join(sorted(backend.identity.roles))}).\n"
-        f"Caller on the phone: {caller['name']} <{caller['email']}>: \"My VPN keeps disconnecting.\"\n"
+        f'Caller on the phone: {caller["name"]} <{caller["email"]}>: "My VPN keeps disconnecting."\n'
     )
     steps: list[tuple[str, str, dict[str, Any], int]] = [
         ("typed", "search_users", {"query": caller["email"]}, 200),
@@ -58,7 +60,7 @@ def run_demo(size: str = "default", seed: int = 0, out: IO[str] | None = None) -
             {
                 "caller": caller["user_name"],
                 "short_description": "VPN disconnects every few minutes",
-                "description": "Caller reports the VPN client drops the connection every few minutes since Monday.",
+                "description": "The VPN client drops the connection every few minutes since Monday.",
                 "category": "network",
                 "subcategory": "vpn",
                 "impact": "3",
@@ -71,29 +73,52 @@ def run_demo(size: str = "default", seed: int = 0, out: IO[str] | None = None) -
     ]
     ok = True
     step = 0
+    results = []
     for surface, tool, arguments, expected in steps:
         step += 1
         result = backend.call(tool, arguments, surface=surface)
         _show(out, step, surface, tool, arguments, result)
         ok &= result.status == expected
-    incident = backend.store.select("incident", "short_description = 'VPN disconnects every few minutes'", limit=1)
+        results.append(result)
+    incident = backend.store.select(
+        "incident", "short_description = 'VPN disconnects every few minutes'", limit=1
+    )
     if not incident:
         out.write("\nThe incident was not created.\n")
         return 1
     number, sys_id = incident[0]["number"], incident[0]["sys_id"]
-    articles = backend.call("search_knowledge", {"query": "vpn disconnects", "limit": 1}).body["articles"]
+    articles = results[-1].body.get("articles", [])
     article = articles[0]["number"] if articles else "the VPN article"
     follow_up: list[tuple[str, str, dict[str, Any], int]] = [
-        ("typed", "add_comment", {"number": number, "kind": "work_note", "text": f"Walked caller through {article}."}, 200),
+        (
+            "typed",
+            "add_comment",
+            {"number": number, "kind": "work_note", "text": f"Walked caller through {article}."},
+            200,
+        ),
         # A resolve through the Table API without resolution fields: the data policy refuses it.
         ("rest", "table_update", {"table": "incident", "sys_id": sys_id, "fields": {"state": "6"}}, 403),
         (
             "typed",
             "resolve_incident",
-            {"number": number, "close_code": "Solution provided", "close_notes": f"Reinstalled the VPN profile per {article}."},
+            {
+                "number": number,
+                "close_code": "Solution provided",
+                "close_notes": f"Reinstalled the VPN profile per {article}.",
+            },
             200,
         ),
-        ("rest", "table_get", {"table": "incident", "sys_id": sys_id, "sysparm_fields": "number,state,priority,close_code,resolved_by", "sysparm_display_value": "true"}, 200),
+        (
+            "rest",
+            "table_get",
+            {
+                "table": "incident",
+                "sys_id": sys_id,
+                "sysparm_fields": "number,state,priority,close_code,resolved_by",
+                "sysparm_display_value": "true",
+            },
+            200,
+        ),
     ]
     for surface, tool, arguments, expected in follow_up:
         step += 1
@@ -105,5 +130,5 @@ def run_demo(size: str = "default", seed: int = 0, out: IO[str] | None = None) -
         after = backend.store.get(table, row_id)
         label = after.get("number") or after.get("element") or row_id if after else row_id
         out.write(f"  {'insert' if before is None else 'update'} {table} {label}\n")
-    out.write(f"\nDemo {'completed' if ok else 'FAILED'}: {step} calls, {backend.call_index} made in total.\n")
+    out.write(f"\nDemo {'completed' if ok else 'FAILED'}: {step} calls.\n")
     return 0 if ok else 1

@@ -5,9 +5,8 @@ from __future__ import annotations
 import os
 
 import pytest
-from hypothesis import settings
-
 from enterprise_envs.mocks._core.backend import Backend
+from hypothesis import settings
 
 # Hypothesis profiles: "default" keeps the suite fast; "full" (HYPOTHESIS_PROFILE=full) is the
 # exhaustive run documented in docs/testing.md.

@@ -12,7 +12,7 @@ HOSTILE_TEXT = st.sampled_from(
         "",
         " ",
         "'; DROP TABLE incident; --",
-        "\" OR \"1\"=\"1",
+        '" OR "1"="1',
         "%_\\",
         "INC0010001",
         "admin",
@@ -26,7 +26,9 @@ HOSTILE_TEXT = st.sampled_from(
 )
 ANY_JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
-    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=10), children, max_size=3),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=10), children, max_size=3)
+    ),
     max_leaves=8,
 )
 
@@ -34,7 +36,10 @@ ANY_JSON = st.recursive(
 def text_for(schema: dict[str, Any]) -> st.SearchStrategy[str]:
     max_size = min(schema.get("maxLength", 200), 300)
     min_size = schema.get("minLength", 0)
-    return st.one_of(st.text(min_size=min_size, max_size=max_size), HOSTILE_TEXT.filter(lambda s: min_size <= len(s) <= schema.get("maxLength", 10**9)))
+    return st.one_of(
+        st.text(min_size=min_size, max_size=max_size),
+        HOSTILE_TEXT.filter(lambda s: min_size <= len(s) <= schema.get("maxLength", 10**9)),
+    )
 
 
 def from_schema(schema: dict[str, Any]) -> st.SearchStrategy[Any]:

@@ -190,7 +190,9 @@ class Backend:
             spec = tools.tools.get(tool) if isinstance(tool, str) else None
             self.call_index += 1
             if spec is None:
-                return self._error(str(tool), invalid("Unknown tool", f"No tool named {tool!r} on this surface"))
+                return self._error(
+                    str(tool), invalid("Unknown tool", f"No tool named {tool!r} on this surface")
+                )
             if arguments is None:
                 arguments = {}
             try:
@@ -214,10 +216,16 @@ class Backend:
                 return self._error(tool, error)
             except Exception as exc:  # a bug in a handler: report it, keep the world intact
                 self.internal_errors.append(
-                    {"call_index": self.call_index, "tool": tool, "error": repr(exc), "traceback": traceback.format_exc()}
+                    {
+                        "call_index": self.call_index,
+                        "tool": tool,
+                        "error": repr(exc),
+                        "traceback": traceback.format_exc(),
+                    }
                 )
                 return self._error(
-                    tool, ToolError(ErrorKind.INTERNAL, "Internal error", "The call failed and changed nothing.")
+                    tool,
+                    ToolError(ErrorKind.INTERNAL, "Internal error", "The call failed and changed nothing."),
                 )
             if isinstance(output, Response):
                 return CallResult(tool, output.status, output.body, output.headers)

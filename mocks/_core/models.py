@@ -7,14 +7,15 @@ out by hand, so the observed API schema stays the single source of the field lis
 
 from __future__ import annotations
 
+import sqlite3
 import types
 from typing import Any
 
-from sqlalchemy import Index, MetaData
-from sqlalchemy.orm import registry
-from sqlmodel import Field, SQLModel
-
 from enterprise_envs.mocks._core.schema import Catalog, TableSpec
+from sqlalchemy import MetaData, create_engine
+from sqlalchemy.orm import registry
+from sqlalchemy.pool import StaticPool
+from sqlmodel import Field, SQLModel
 
 
 def _class_name(table: str) -> str:
@@ -44,10 +45,23 @@ def _table_model(base: type[SQLModel], table: TableSpec) -> type[SQLModel]:
     namespace: dict[str, Any] = {
         "__annotations__": {spec.name: str for spec in table.fields},
         "__tablename__": table.name,
-        "__table_args__": tuple(
-            Index(f"ix_{table.name}_{'_'.join(cols)}", *cols) for cols in table.indexes
-        ),
     }
     for spec in table.fields:
         namespace[spec.name] = Field(default="", primary_key=spec.name == "sys_id")
     return types.new_class(_class_name(table.name), (base,), {"table": True}, lambda ns: ns.update(namespace))
+
+
+def create_schema(conn: sqlite3.Connection, metadata: MetaData, catalog: Catalog) -> None:
+    """Create the tables (from the SQLModel metadata) and the catalog's indexes on a connection.
+
+    Indexes are created here, in catalog order, rather than declared on the models: SQLAlchemy
+    keeps a table's indexes in a set, so ``create_all`` would emit them in an order that depends
+    on ``PYTHONHASHSEED``, and the serialized world would differ between processes.
+    """
+    engine = create_engine("sqlite://", creator=lambda: conn, poolclass=StaticPool)
+    metadata.create_all(engine)
+    for table in catalog.values():
+        for columns in table.indexes:
+            name = f"ix_{table.name}_{'_'.join(columns)}"
+            quoted = ", ".join(f'"{column}"' for column in columns)
+            conn.execute(f'CREATE INDEX "{name}" ON "{table.name}" ({quoted})')

@@ -15,7 +15,7 @@ from types import MappingProxyType
 FIELD_KINDS = frozenset({"string", "integer", "boolean", "datetime", "reference", "choice", "journal"})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity semantics: specs are built once and used as cache keys
 class FieldSpec:
     """One column.
 
@@ -51,7 +51,7 @@ class FieldSpec:
             object.__setattr__(self, "label", self.name.replace("_", " ").capitalize())
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class TableSpec:
     """One table.
 
@@ -71,6 +71,8 @@ class TableSpec:
     number_prefix: str | None = None
     indexes: tuple[tuple[str, ...], ...] = ()
     _by_name: Mapping[str, FieldSpec] = field(init=False, repr=False, compare=False)
+    #: Column names in storage order.
+    columns: tuple[str, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.fields or self.fields[0].name != "sys_id":
@@ -81,11 +83,7 @@ class TableSpec:
         if self.display_field not in by_name:
             raise ValueError(f"table {self.name}: display field {self.display_field} missing")
         object.__setattr__(self, "_by_name", MappingProxyType(by_name))
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        """Column names in storage order."""
-        return tuple(spec.name for spec in self.fields)
+        object.__setattr__(self, "columns", tuple(spec.name for spec in self.fields))
 
     def field(self, name: str) -> FieldSpec | None:
         """The field called ``name``, or None."""

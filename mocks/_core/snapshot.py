@@ -11,14 +11,12 @@ import sqlite3
 import threading
 from dataclasses import dataclass
 
-from faker import Faker
-from sqlalchemy import create_engine
-from sqlalchemy.pool import StaticPool
-
 from enterprise_envs.mocks._core.clock import SimClock
 from enterprise_envs.mocks._core.ids import IdFactory, format_number, seeded_rng
+from enterprise_envs.mocks._core.models import create_schema
 from enterprise_envs.mocks._core.store import Store, connect, install_change_log
 from enterprise_envs.mocks._core.system import WORLD_SIZES, System
+from faker import Faker
 
 NUMBER_COUNTER = "_number_counter"
 #: Record numbers start here, as on a fresh instance (INC0010001).
@@ -77,7 +75,8 @@ class WorldBuild:
     def finish(self) -> None:
         """Persist the number counters so the runtime continues after the world's records."""
         self.store.conn.executemany(
-            f"INSERT OR REPLACE INTO {NUMBER_COUNTER} (tbl, next) VALUES (?, ?)", sorted(self._numbers.items())
+            f"INSERT OR REPLACE INTO {NUMBER_COUNTER} (tbl, next) VALUES (?, ?)",
+            sorted(self._numbers.items()),
         )
 
     def insert_many(self, table: str, rows: list[dict[str, str]]) -> None:
@@ -104,8 +103,7 @@ def build_snapshot(system: System, size: str, seed: int) -> WorldSnapshot:
     if size not in WORLD_SIZES:
         raise ValueError(f"unknown world size {size!r} (choose from {', '.join(WORLD_SIZES)})")
     conn = connect()
-    engine = create_engine("sqlite://", creator=lambda: conn, poolclass=StaticPool)
-    system.metadata.create_all(engine)
+    create_schema(conn, system.metadata, system.catalog)
     conn.execute(f"CREATE TABLE {NUMBER_COUNTER} (tbl TEXT PRIMARY KEY, next INTEGER NOT NULL)")
     store = Store(conn, system.catalog)
     conn.execute("BEGIN")
@@ -117,7 +115,6 @@ def build_snapshot(system: System, size: str, seed: int) -> WorldSnapshot:
     conn.execute("ANALYZE")
     conn.execute("VACUUM")
     data = conn.serialize()
-    engine.dispose()
     conn.close()
     return WorldSnapshot(system.name, size, seed, data)
 
@@ -136,4 +133,3 @@ def get_snapshot(system: System, size: str, seed: int) -> WorldSnapshot:
             if found is None:
                 found = _cache[key] = build_snapshot(system, size, seed)
     return found
-

@@ -26,6 +26,10 @@ CHANGE_LOG = "_change_log"
 _MAX_FUNCTION_ARGS = 100
 
 
+def _marks(count: int) -> str:
+    return ", ".join("?" * count)
+
+
 def connect() -> sqlite3.Connection:
     """A new in-memory database connection set up the way the store expects.
 
@@ -87,8 +91,8 @@ class Store:
             name: ", ".join(f'"{col}"' for col in table.columns) for name, table in catalog.items()
         }
         self._insert_sql = {
-            name: f'INSERT INTO "{name}" ({self._select_cols[name]}) VALUES ({", ".join("?" * len(table.columns))})'
-            for name, table in catalog.items()
+            name: f'INSERT INTO "{name}" ({self._select_cols[name]}) VALUES ({_marks(len(spec.columns))})'
+            for name, spec in catalog.items()
         }
         self._get_sql = {
             name: f'SELECT {self._select_cols[name]} FROM "{name}" WHERE sys_id = ?' for name in catalog
@@ -130,7 +134,9 @@ class Store:
         """Number of rows matching a SQL condition."""
         return self.conn.execute(f'SELECT COUNT(*) FROM "{table}" WHERE {where}', tuple(params)).fetchone()[0]
 
-    def column_values(self, table: str, column: str, where: str = "1", params: Sequence[Any] = ()) -> list[str]:
+    def column_values(
+        self, table: str, column: str, where: str = "1", params: Sequence[Any] = ()
+    ) -> list[str]:
         """One column of the matching rows, in sys_id order."""
         col = self._column(table, column)
         sql = f'SELECT "{col}" FROM "{table}" WHERE {where} ORDER BY sys_id'

@@ -11,10 +11,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from enterprise_envs.mocks._core.errors import invalid
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
-
-from enterprise_envs.mocks._core.errors import invalid
 
 if TYPE_CHECKING:
     from enterprise_envs.mocks._core.backend import CallContext
@@ -155,7 +154,6 @@ def string(description: str, max_length: int = 1000, **extra: Any) -> dict[str, 
     return {"type": "string", "description": description, "maxLength": max_length, **extra}
 
 
-
 def wait_tool() -> Tool:
     """The one tool every surface shares: let simulated time pass (after a 429's Retry-After)."""
 
@@ -170,7 +168,14 @@ def wait_tool() -> Tool:
             "number of seconds given in the Retry-After header, then retry. Returns the current time."
         ),
         input_schema=obj(
-            {"seconds": {"type": "integer", "minimum": 1, "maximum": 3600, "description": "Seconds to wait."}},
+            {
+                "seconds": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 3600,
+                    "description": "Seconds to wait.",
+                }
+            },
             required=["seconds"],
         ),
         output_schema=obj(

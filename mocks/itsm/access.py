@@ -88,7 +88,9 @@ class ItsmAccessPolicy:
             return table in TASK_TABLES and identity.has_role("itil_admin")
         if table == "sysapproval_approver":
             # Approvals are acted on by their approver; creating them is the workflow's job.
-            return operation is Operation.WRITE and row is not None and row["approver"] == identity.user_sys_id
+            return (
+                operation is Operation.WRITE and row is not None and row["approver"] == identity.user_sys_id
+            )
         if table == "incident" and changes.get("state") == "7" and not identity.has_role("itil_admin"):
             return False  # closing is itil_admin's (the vendor's role split)
         if staff:

@@ -9,6 +9,7 @@ the formatted entries, newest first (the vendor's activity text).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from enterprise_envs.mocks._core.backend import CallContext
@@ -17,6 +18,14 @@ from enterprise_envs.mocks._core.store import Row
 from enterprise_envs.mocks.itsm.services.records import is_sys_id
 
 _JOURNAL_LABEL = {"comments": "Additional comments", "work_notes": "Work notes"}
+
+
+@lru_cache(maxsize=1024)
+def _plan(spec: TableSpec, fields: tuple[str, ...] | None) -> tuple[FieldSpec, ...]:
+    """The fields to render, in order (``sysparm_fields`` names that do not exist are skipped)."""
+    if fields is None:
+        return spec.fields
+    return tuple(spec.field(name) for name in fields if name in spec)  # type: ignore[misc]
 
 
 class RecordRenderer:
@@ -28,7 +37,9 @@ class RecordRenderer:
         exclude_reference_link: Drop ``link`` from reference values.
     """
 
-    def __init__(self, ctx: CallContext, display: str = "false", exclude_reference_link: bool = False) -> None:
+    def __init__(
+        self, ctx: CallContext, display: str = "false", exclude_reference_link: bool = False
+    ) -> None:
         self.ctx = ctx
         self.display = display
         self.exclude_links = exclude_reference_link
@@ -38,8 +49,20 @@ class RecordRenderer:
     def record(self, table: str, row: Row, fields: Sequence[str] | None = None) -> dict[str, Any]:
         """One row as a Table API result object (only ``fields`` if given, in that order)."""
         spec = self.ctx.store.catalog[table]
-        names = spec.columns if not fields else [name for name in fields if name in spec]
-        return {name: self.value(spec, spec.field(name), row) for name in names}  # type: ignore[arg-type]
+        plan = _plan(spec, tuple(fields) if fields else None)
+        if self.display != "false":
+            return {field.name: self.value(spec, field, row) for field in plan}
+        # The default representation is the hot path: stored strings except references.
+        out: dict[str, Any] = {}
+        for field in plan:
+            kind = field.kind
+            if kind == "reference":
+                out[field.name] = self._reference(field, row[field.name])
+            elif kind == "journal":
+                out[field.name] = ""
+            else:
+                out[field.name] = row[field.name]
+        return out
 
     def value(self, table: TableSpec, field: FieldSpec, row: Row) -> Any:
         """One field's value in the requested representation."""

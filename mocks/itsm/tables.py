@@ -165,7 +165,11 @@ _EXTRA_TABLES: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "sys_id",
         ("approver", "sysapproval", "source_table", "state", "comments", "group"),
     ),
-    "sc_cat_item": ("Catalog Item", "name", ("name", "short_description", "category", "price", "active", "group")),
+    "sc_cat_item": (
+        "Catalog Item",
+        "name",
+        ("name", "short_description", "category", "price", "active", "group"),
+    ),
     "cmn_location": ("Location", "name", ("name", "street", "city", "zip", "country")),
     "cmn_department": ("Department", "name", ("name", "id", "head", "description")),
 }
@@ -184,7 +188,10 @@ _DISPLAY = {
 }
 
 _INDEXES: dict[str, tuple[tuple[str, ...], ...]] = {
-    "incident": (("number",), ("caller_id",), ("assignment_group",), ("assigned_to",), ("state",), ("parent_incident",), ("problem_id",)),
+    "incident": (
+        ("number",), ("caller_id",), ("assignment_group",), ("assigned_to",), ("state",),
+        ("parent_incident",), ("problem_id",),
+    ),
     "problem": (("number",),),
     "change_request": (("number",),),
     "sc_request": (("number",), ("requested_for",)),
@@ -290,14 +297,20 @@ def _extra_table(name: str, label: str, display: str, names: tuple[str, ...]) ->
         if choices:
             kind = "choice"
         fields.append(
-            FieldSpec(field_name, kind, reference=target, choices=choices, max_length=_MAX_LENGTH.get(field_name))
+            FieldSpec(
+                field_name, kind, reference=target, choices=choices, max_length=_MAX_LENGTH.get(field_name)
+            )
         )
     for field_name in _COMMON_SYSTEM:
-        kind = "integer" if field_name == "sys_mod_count" else (
-            "datetime" if field_name.endswith("_on") else "string"
+        kind = (
+            "integer"
+            if field_name == "sys_mod_count"
+            else ("datetime" if field_name.endswith("_on") else "string")
         )
         fields.append(FieldSpec(field_name, kind, read_only=True, derived=field_name in DERIVED_FIELDS))
-    return TableSpec(name=name, fields=tuple(fields), label=label, display_field=display, indexes=_INDEXES.get(name, ()))
+    return TableSpec(
+        name=name, fields=tuple(fields), label=label, display_field=display, indexes=_INDEXES.get(name, ())
+    )
 
 
 @cache
@@ -323,11 +336,21 @@ def json_schema_defs() -> dict[str, Any]:
     text = json.dumps(spec_document()["components"]["schemas"]).replace("#/components/schemas/", "#/$defs/")
     defs = json.loads(text)
     defs["ErrorResponse"]["properties"]["error"]["properties"]["detail"] = {"type": ["string", "null"]}
-    defs["FieldValue"] = {"anyOf": defs["FieldValue"]["oneOf"], "description": defs["FieldValue"]["description"]}
+    defs["FieldValue"] = {
+        "anyOf": defs["FieldValue"]["oneOf"],
+        "description": defs["FieldValue"]["description"],
+    }
     catalog = itsm_catalog()
     for table, schema_name in SPEC_SCHEMAS.items():
         properties = defs[schema_name]["properties"]
         for field in catalog[table].fields:
-            if field.kind == "reference" and field.name in properties and "allOf" not in properties[field.name]:
-                properties[field.name] = {"allOf": [{"$ref": "#/$defs/FieldValue"}], "description": "Reference field."}
+            if (
+                field.kind == "reference"
+                and field.name in properties
+                and "allOf" not in properties[field.name]
+            ):
+                properties[field.name] = {
+                    "allOf": [{"$ref": "#/$defs/FieldValue"}],
+                    "description": "Reference field.",
+                }
     return defs

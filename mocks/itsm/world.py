@@ -19,9 +19,9 @@ import time
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from itertools import accumulate
 from random import Random
-from typing import TypeVar
 
 from enterprise_envs.mocks._core.snapshot import WorldBuild
 from enterprise_envs.mocks.itsm import world_data as bank
@@ -38,9 +38,10 @@ SIZES: dict[str, dict[str, int]] = {
         "users": 40, "it_staff": 16, "cis": 20, "incidents": 40, "problems": 8, "changes": 10,
         "requests": 10, "history_days": 120,
     },
+    # Sized to keep the serialized database near 1.4 MB (the knowledge base alone is ~270 kB).
     "default": {
-        "users": 250, "it_staff": 40, "cis": 120, "incidents": 400, "problems": 40, "changes": 60,
-        "requests": 80, "history_days": 180,
+        "users": 200, "it_staff": 36, "cis": 100, "incidents": 360, "problems": 32, "changes": 45,
+        "requests": 55, "history_days": 180,
     },
     "large": {
         "users": 5000, "it_staff": 300, "cis": 2000, "incidents": 30000, "problems": 1500,
@@ -106,7 +107,43 @@ _CLOSE_CODE_WEIGHTS = {
 
 #: How many journal entries an incident in each state may have (drawn uniformly from the tuple).
 #: Open work carries the notes; old closed incidents keep fewer, which keeps the default world small.
-_JOURNAL_COUNTS = {"1": (0, 0, 0, 1), "2": (0, 1, 1, 2), "3": (1, 1, 2), "6": (1, 1, 2, 3), "7": (0, 1, 1, 2), "8": (0, 1)}
+_JOURNAL_COUNTS = {
+    "1": (0, 0, 0, 1),
+    "2": (0, 1, 1, 2),
+    "3": (1, 1, 2),
+    "6": (1, 1, 2),
+    "7": (0, 0, 1, 1),
+    "8": (0, 0, 1),
+}
+
+#: Journal lines about a situation only fit incidents in it (situation -> what such a line says).
+_SITUATIONAL = {
+    "duplicate": re.compile(r"\bduplicate\b", re.IGNORECASE),
+    "problem": re.compile(r"\b(problem record|known problem)\b", re.IGNORECASE),
+    "vendor": re.compile(r"\bvendor\b", re.IGNORECASE),
+    "change": re.compile(r"\bchange\b", re.IGNORECASE),
+    "no_response": re.compile(r"\bno response\b", re.IGNORECASE),
+    "done": re.compile(r"\bhas been (resolved|restored)\b", re.IGNORECASE),
+}
+#: Content words shared with a symptom that make a journal line about it (see _on_topic).
+_TOPIC_OVERLAP = 2
+#: Filler words ignored when matching journal lines to symptoms.
+_STOP_WORDS = frozenset(
+    {
+        "able", "about", "after", "again", "all", "also", "and", "any", "applied", "apply", "are", "back",
+        "been", "before", "being", "but", "caller", "callers", "can", "cannot", "confirmed", "could", "day",
+        "does", "down", "each", "every", "first", "fixed", "for", "from", "get", "got", "group", "had", "has",
+        "have", "help", "into", "issue", "issues", "its", "just", "keeps", "know", "let", "like", "more",
+        "morning", "name", "need", "needs", "new", "not", "now", "number", "off", "one", "only", "other",
+        "our", "out", "over", "per", "please", "same", "see", "should", "since", "some", "still", "than",
+        "thank", "thanks", "that", "the", "their", "them", "then", "there", "they", "this", "time", "today",
+        "tried", "try", "two", "under", "user", "users", "was", "were", "what", "when", "while", "will",
+        "with", "work", "working", "would", "you", "your",
+    }
+)  # fmt: skip
+#: Words of a caller's own reply, and of the service desk writing to a caller.
+_CALLER_WORDS = frozenset({"i", "me", "my", "thank"})
+_AGENT_WORDS = frozenset({"we", "us", "our", "please", "your", "i've", "i'll", "we've", "we're", "we'll"})
 
 _PROBLEM_STATE_SHARES = {"101": 0.15, "102": 0.15, "103": 0.20, "104": 0.15, "106": 0.15, "107": 0.20}
 _CHANGE_STATE_WEIGHTS = {"-5": 10, "-4": 8, "-3": 8, "-2": 12, "-1": 6, "0": 8, "3": 42, "4": 6}
@@ -158,7 +195,6 @@ _CI_KIND_WEIGHTS = {"laptop": 6, "macbook": 1, "network_switch": 3}
 _IP_BLOCKS = {"network": 1, "server": 10, "computer": 50}
 _SERIAL_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ0123456789"
 
-_T = TypeVar("_T")
 Row = dict[str, str]
 
 
@@ -228,7 +264,9 @@ def _fill(text: str, values: Mapping[str, str]) -> str:
     return text.format_map(values) if "{" in text else text
 
 
-def _stamps(created: int, created_by: str, updated: int | None = None, updated_by: str = "", mods: int = 0) -> Row:
+def _stamps(
+    created: int, created_by: str, updated: int | None = None, updated_by: str = "", mods: int = 0
+) -> Row:
     """The ``sys_*`` bookkeeping fields of a row."""
     return {
         "sys_created_on": _fmt(created),
@@ -297,6 +335,8 @@ class _Task:
     closed: int = 0
     start: int = 0
     updated: int = 0
+    topic: int = -1
+    opener: Person | None = None
 
 
 @dataclass(eq=False)
@@ -431,10 +471,10 @@ def _pick_location(world: _World) -> int:
 
 
 def _new_person(world: _World, department: str) -> Person:
-    """A person with a Faker name, an office and a hire date."""
+    """A person with a Faker name, an office and a hire date (before any task they appear in)."""
     faker, rng = world.build.faker, world.rng
     person = Person(world.sys_id(), faker.first_name(), faker.last_name(), department, _pick_location(world))
-    person.hired = world.now - rng.randint(60 * _DAY, 9 * _YEAR)
+    person.hired = world.now - world.history() - rng.randint(30 * _DAY, 8 * _YEAR)
     return person
 
 
@@ -445,7 +485,7 @@ def _build_people(world: _World) -> None:
     world.admin = Person(world.sys_id(), "System", "Administrator", "", 0, user_name=ADMIN_USER_NAME)
     world.admin.roles, world.admin.hired = "admin", hired
     world.agent = Person(world.sys_id(), "Service Desk", "Agent", IT_DEPARTMENT, 0, user_name=AGENT_USER_NAME)
-    world.agent.roles, world.agent.hired = "itil", world.now - 400 * _DAY
+    world.agent.roles, world.agent.hired = "itil", world.now - world.history() - 30 * _DAY
     world.staff = [_new_person(world, IT_DEPARTMENT) for _ in range(counts["it_staff"])]
     business = [name for name in bank.DEPARTMENTS if name != IT_DEPARTMENT]
     n_employees = counts["users"] - counts["it_staff"] - 2
@@ -455,7 +495,9 @@ def _build_people(world: _World) -> None:
     for index, person in enumerate([world.agent, *world.staff, *world.employees]):
         person.employee_number = f"{100101 + index}"
     for name in business:
-        _place_in_hierarchy(world, [p for p in world.employees if p.department == name], bank.JOB_TITLES[name])
+        _place_in_hierarchy(
+            world, [p for p in world.employees if p.department == name], bank.JOB_TITLES[name]
+        )
     _mark_vips(world)
     _make_lookalikes(world)
     _mark_departed(world)
@@ -586,7 +628,9 @@ def _top_up_groups(members: dict[str, list[Person]], candidates: list[Person]) -
                 person.groups.append(name)
 
 
-def _staff_roles_and_titles(world: _World, members: dict[str, list[Person]], managers: dict[str, Person]) -> None:
+def _staff_roles_and_titles(
+    world: _World, members: dict[str, list[Person]], managers: dict[str, Person]
+) -> None:
     """Roles, titles and managers of IT staff; the Service Desk's manager heads IT."""
     titles = bank.JOB_TITLES.get(IT_DEPARTMENT, ("IT Manager",))
     boss_title = _senior_title(titles)
@@ -606,7 +650,9 @@ def _staff_roles_and_titles(world: _World, members: dict[str, list[Person]], man
         person.roles = ",".join(roles)
         hint = _STAFF_TITLE_HINTS.get(primary, "")
         fitting = [title for title in plain_titles if hint and hint in title]
-        person.title = boss_title if id(person) in leaders else (fitting or [world.rng.choice(plain_titles)])[0]
+        person.title = (
+            boss_title if id(person) in leaders else (fitting or [world.rng.choice(plain_titles)])[0]
+        )
         person.manager = None if person is head else head if id(person) in leaders else managers[primary]
     agent = world.agent
     assert agent is not None
@@ -768,7 +814,11 @@ def _build_cis(world: _World) -> None:
         world.family_of_kind[kind] = family
         for index in range(count):
             owner = next(owners, None) if family == "computer" else None
-            name = spec["names"][index] if spec["names"] else _ci_name(world.rng, spec["name_patterns"], used, owner)
+            name = (
+                spec["names"][index]
+                if spec["names"]
+                else _ci_name(world.rng, spec["name_patterns"], used, owner)
+            )
             used.add(name)
             row = _ci_row(world, spec, family, name, len(rows))
             if owner is not None:
@@ -831,7 +881,10 @@ def _build_knowledge(world: _World) -> None:
     topics = list(bank.KB_TOPICS.values())
     retired = set(rng.sample(range(len(topics)), round(0.08 * len(topics))))
     drafts = rng.sample([i for i in range(len(topics)) if i not in retired], min(3, len(topics)))
-    planned = [(_kb_article(world, topic, "retired" if i in retired else "published")) for i, topic in enumerate(topics)]
+    planned = [
+        (_kb_article(world, topic, "retired" if i in retired else "published"))
+        for i, topic in enumerate(topics)
+    ]
     planned += [_kb_article(world, topics[i], "draft") for i in drafts]
     planned.sort(key=lambda item: item[0])
     for _, row in planned:
@@ -848,7 +901,8 @@ def _kb_article(world: _World, topic: Mapping[str, object], workflow: str) -> tu
         created = now - rng.randint(2 * _DAY, 30 * _DAY)
         published, updated = 0, created + rng.randint(0, _DAY)
     else:
-        created = now - rng.randint(90 * _DAY, 4 * _YEAR)
+        # Written while the author worked here (accounts date from the hire).
+        created = now - _between(rng, 90 * _DAY, min(4 * _YEAR, now - author.hired - _DAY))
         published = created + rng.randint(_HOUR, 10 * _DAY)
         updated = _between(rng, published, now - _DAY)
     retired = _between(rng, published + 60 * _DAY, now - _DAY) if workflow == "retired" else 0
@@ -932,7 +986,9 @@ def _pick_ci(world: _World, kind: object, owner: Person | None = None) -> Row | 
     own = world.computer_of.get(owner.sys_id) if owner is not None else None
     if own is not None and world.ci_kind[own["sys_id"]] == kind:
         return own
-    found = world.cis_by_kind.get(str(kind)) or world.cis_by_family.get(world.family_of_kind.get(str(kind), ""))
+    found = world.cis_by_kind.get(str(kind)) or world.cis_by_family.get(
+        world.family_of_kind.get(str(kind), "")
+    )
     return world.rng.choice(found) if found else None
 
 
@@ -1001,13 +1057,19 @@ def _change_approval(world: _World, kind: str, state: str, prior: str) -> str:
     """The change's approval field for its state (``prior`` is where a canceled one stopped)."""
     at = prior if state == "4" else state
     if at == "-5":
-        return "rejected" if kind != "standard" and state == "-5" and world.rng.random() < 0.2 else "not requested"
+        return (
+            "rejected"
+            if kind != "standard" and state == "-5" and world.rng.random() < 0.2
+            else "not requested"
+        )
     if at in ("-4", "-3"):
         return "requested"
     return "approved"
 
 
-def _plan_change(world: _World, template: Mapping[str, object], kind: str, state: str, flow: list[str]) -> _Task:
+def _plan_change(
+    world: _World, template: Mapping[str, object], kind: str, state: str, flow: list[str]
+) -> _Task:
     """One change request."""
     rng = world.rng
     opened, start, end, finished = _change_times(world, state)
@@ -1048,7 +1110,8 @@ def _plan_change(world: _World, template: Mapping[str, object], kind: str, state
         "cmdb_ci": ci["sys_id"] if ci else "",
         "cab_required": "true" if kind != "standard" else "false",
         "on_hold": "false",
-        "production_system": "true" if ci is not None and world.family_of_kind[world.ci_kind[ci["sys_id"]]] == "server"
+        "production_system": "true"
+        if ci is not None and world.family_of_kind[world.ci_kind[ci["sys_id"]]] == "server"
         else "false",
         "outside_maintenance_schedule": "false",
         "contact_type": "",
@@ -1070,8 +1133,11 @@ def _change_updated(world: _World, task: _Task, end: int) -> int:
     if task.state == "0":
         return end
     if task.state == "-1":
-        return task.start + world.rng.randint(15 * _MINUTE, 30 * _MINUTE) if task.start < world.now - 30 * _MINUTE \
+        return (
+            task.start + world.rng.randint(15 * _MINUTE, 30 * _MINUTE)
+            if task.start < world.now - 30 * _MINUTE
             else world.now - _MINUTE
+        )
     return _between(world.rng, task.opened + 10 * _MINUTE, world.now - 10 * _MINUTE)
 
 
@@ -1079,7 +1145,7 @@ def _close_change(world: _World, task: _Task, start: int, end: int) -> None:
     """Work times and closure of changes that have been implemented."""
     row, state, rng = task.row, task.state, world.rng
     if state in ("-1", "0", "3"):
-        row["work_start"] = _fmt(start + rng.randint(0, 15 * _MINUTE))
+        row["work_start"] = _fmt(start + _between(rng, 0, min(15 * _MINUTE, world.now - start - _MINUTE)))
     if state in ("0", "3"):
         row["work_end"] = _fmt(end - rng.randint(0, 15 * _MINUTE))
     if state == "3":
@@ -1101,7 +1167,9 @@ def _approvals(world: _World, task: _Task) -> list[Row]:
     # Asked soon after opening; decided before the work starts and by the change's last update.
     latest = min(task.updated, task.start) if approval == "approved" else task.updated
     asked = min(task.opened + rng.randint(10 * _MINUTE, _DAY), latest - 2 * _MINUTE)
-    decided = task.updated if task.state == "4" else _between(rng, asked + _MINUTE, latest - _MINUTE)
+    # A change canceled while awaiting approval cancels its approvals there and then.
+    cancelled = task.state == "4" and approval == "requested"
+    decided = task.updated if cancelled else _between(rng, asked + _MINUTE, latest - _MINUTE)
     out = []
     for index, approver in enumerate(approvers):
         state, comments, updated = _approval_state(world, task, approval, index)
@@ -1115,8 +1183,13 @@ def _approvals(world: _World, task: _Task) -> list[Row]:
                 "state": state,
                 "comments": comments,
                 "group": _group_id(world, CAB_GROUP),
-                **_stamps(asked, ADMIN_USER_NAME, when, approver.user_name if updated else ADMIN_USER_NAME,
-                          int(updated)),
+                **_stamps(
+                    asked,
+                    ADMIN_USER_NAME,
+                    when,
+                    approver.user_name if updated else ADMIN_USER_NAME,
+                    int(updated),
+                ),
             }
         )
     return out
@@ -1141,7 +1214,7 @@ def _approval_state(world: _World, task: _Task, approval: str, index: int) -> tu
 
 
 def _build_problems(world: _World) -> None:
-    """problem rows (incident links and counts are added when incidents are planned)."""
+    """Problem rows (incident links and counts are added when incidents are planned)."""
     rng = world.rng
     tasks = [
         _plan_problem(world, rng.choice(bank.PROBLEM_TEMPLATES), state)
@@ -1157,9 +1230,10 @@ def _build_problems(world: _World) -> None:
 def _problem_times(world: _World, state: str) -> tuple[int, int]:
     """(opened, last update) of a problem; later states have been open longer."""
     rng, now = world.rng, world.now
+    history = world.history()
     youngest, oldest = {
         "101": (_DAY, 20 * _DAY), "102": (3 * _DAY, 40 * _DAY), "103": (7 * _DAY, 90 * _DAY),
-        "104": (10 * _DAY, 120 * _DAY), "106": (20 * _DAY, world.history()), "107": (30 * _DAY, world.history()),
+        "104": (10 * _DAY, 120 * _DAY), "106": (20 * _DAY, history), "107": (30 * _DAY, history),
     }[state]  # fmt: skip
     opened = now - rng.randint(youngest, max(youngest, oldest))
     return opened, _between(rng, opened + _HOUR, now - _HOUR)
@@ -1207,10 +1281,13 @@ def _plan_problem(world: _World, template: Mapping[str, object], state: str) -> 
 
 
 def _resolve_problem(world: _World, row: Row, template: Mapping[str, object], group: str) -> None:
-    """Resolution code and the notes it requires (fix applied, or the risk accepted)."""
+    """Resolution code and the notes it requires (fix applied, or the risk accepted).
+
+    A fix is linked to an implemented change of the same group, when there is one.
+    """
     if world.rng.random() < 0.8:
         row["resolution_code"], row["fix_notes"] = "fix_applied", str(template["fix_notes"])
-        fixes = [c for c in world.changes if c.state in ("0", "3")]
+        fixes = [c for c in world.changes if c.state in ("0", "3") and c.group == group]
         if fixes:
             row["rfc"] = world.rng.choice(fixes).row["sys_id"]
     else:
@@ -1235,6 +1312,7 @@ class _IncidentPlan:
     close_code: _Picker
     desk: list[Person]
     problems_by_category: dict[str, list[_Task]]
+    problems: dict[str, Row]
     open_problems: list[_Task]
     open_changes: list[_Task]
 
@@ -1252,13 +1330,14 @@ def _incident_plan(world: _World) -> _IncidentPlan:
         close_code=_Picker(rng, codes),
         desk=desk or world.members[SERVICE_DESK],
         problems_by_category=by_category,
+        problems={task.row["sys_id"]: task.row for task in world.problems},
         open_problems=[t for t in world.problems if t.state in ("101", "102", "103", "104")],
         open_changes=[t for t in world.changes if t.state in ("-5", "-4", "-3", "-2", "-1")],
     )
 
 
 def _build_incidents(world: _World) -> None:
-    """incident rows, their journal entries, and the counts they feed (problems, CIs)."""
+    """Incident rows, their journal entries, and the counts they feed (problems, CIs)."""
     rng = world.rng
     plan = _incident_plan(world)
     n_total = world.counts["incidents"]
@@ -1266,12 +1345,12 @@ def _build_incidents(world: _World) -> None:
     states = _quota(rng, _INCIDENT_STATE_SHARES, n_total - n_children)
     callers = _incident_callers(world, states)
     tasks = [
-        _plan_incident(world, plan, rng.choice(bank.SYMPTOMS), state, caller)
+        _plan_incident(world, plan, rng.randrange(len(bank.SYMPTOMS)), state, caller)
         for state, caller in zip(states, callers, strict=True)
     ]
     tasks += _duplicate_children(world, plan, tasks, n_children)
     _number_in_order(world, "incident", tasks)
-    journals = [entry for task in tasks for entry in _finish_incident(world, plan, task)]
+    journals = [entry for task in tasks for entry in _finish_incident(world, task)]
     _count_links(world, tasks)
     world.add("incident", [task.row for task in tasks])
     world.add("sys_journal_field", journals)
@@ -1339,10 +1418,9 @@ def _impact_urgency(world: _World, template: Mapping[str, object], caller: Perso
     return str(impact), str(urgency)
 
 
-def _plan_incident(world: _World, plan: _IncidentPlan, template: Mapping[str, object], state: str,
-                   caller: Person) -> _Task:
-    """One incident from a symptom template (text needing its number is filled later)."""
-    rng = world.rng
+def _plan_incident(world: _World, plan: _IncidentPlan, topic: int, state: str, caller: Person) -> _Task:
+    """One incident from the symptom template at index ``topic`` (text citing its number comes later)."""
+    rng, template = world.rng, bank.SYMPTOMS[topic]
     impact, urgency = _impact_urgency(world, template, caller)
     priority = _priority(impact, urgency)
     opened, resolved, closed = _incident_times(world, state, priority)
@@ -1381,6 +1459,7 @@ def _plan_incident(world: _World, plan: _IncidentPlan, template: Mapping[str, ob
         "sys_class_name": "incident",
     }
     task = _Task(row, opened, state, group, assignee, caller, template, resolved=resolved, closed=closed)
+    task.topic, task.opener = topic, opener
     _link_problem(world, plan, task)
     _hold_or_close(world, plan, task)
     _sla(task, world.now)
@@ -1409,9 +1488,10 @@ def _hold_or_close(world: _World, plan: _IncidentPlan, task: _Task) -> None:
     if task.state in ("2", "7") and rng.random() < 0.05:
         # Reopened once: the caller said the fix did not hold.
         assert task.caller is not None
-        end = task.resolved or world.now - _MINUTE
+        end = task.resolved or world.now
+        task.updated = _between(rng, task.opened + _MINUTE, end - _MINUTE)
         row["reopen_count"], row["reopened_by"] = "1", task.caller.sys_id
-        row["reopened_time"] = _fmt(_between(rng, task.opened + _HOUR, end - _MINUTE))
+        row["reopened_time"] = _fmt(task.updated)
     if task.state in ("6", "7"):
         assert task.assignee is not None
         row["close_code"] = _close_code(world, plan, task)
@@ -1422,11 +1502,17 @@ def _hold_or_close(world: _World, plan: _IncidentPlan, task: _Task) -> None:
 
 
 def _close_code(world: _World, plan: _IncidentPlan, task: _Task) -> str:
-    """A resolution code that fits the incident (problem-linked ones often cite the problem)."""
-    if task.row.get("problem_id") and world.rng.random() < 0.6:
-        code = "Resolved by problem" if world.rng.random() < 0.5 else "Known error"
-        if code in _INCIDENT_CLOSE_CODES:
-            return code
+    """A resolution code that fits the incident: problem-linked ones often cite their problem.
+
+    "Resolved by problem" needs a problem that is resolved or closed, "Known error" one that
+    is marked a known error.
+    """
+    problem = plan.problems.get(task.row.get("problem_id", ""))
+    if problem is not None and world.rng.random() < 0.6:
+        if problem["state"] in ("106", "107") and "Resolved by problem" in _INCIDENT_CLOSE_CODES:
+            return "Resolved by problem"
+        if problem["known_error"] == "true" and "Known error" in _INCIDENT_CLOSE_CODES:
+            return "Known error"
     return plan.close_code()
 
 
@@ -1459,15 +1545,18 @@ def _duplicate_children(world: _World, plan: _IncidentPlan, tasks: list[_Task], 
         if t.state in ("1", "2", "3", "6", "7") and t.assignee is not None
         and world.family_of_kind.get(str(t.template.get("ci_kind")), "") != "computer"
     ]  # fmt: skip
+    callers = _callers(world)
     children = []
     for _ in range(n if parents else 0):
         parent = rng.choice(parents)
-        caller = rng.choice([p for p in _callers(world) if p is not parent.caller])
+        caller = rng.choice(callers)
+        while caller is parent.caller:
+            caller = rng.choice(callers)
         state = parent.state if parent.state in ("6", "7") else "2"
-        child = _plan_incident(world, plan, parent.template, state, caller)
+        child = _plan_incident(world, plan, parent.topic, state, caller)
         until = min(world.now, parent.resolved or world.now) - 2 * _MINUTE
         child.opened = _between(rng, parent.opened + 5 * _MINUTE, until)
-        child.resolved, child.closed = parent.resolved, parent.closed
+        child.resolved, child.closed, child.updated = parent.resolved, parent.closed, 0
         child.assignee, child.group = parent.assignee, parent.group
         row = child.row
         for name in _SHARED_WITH_PARENT:
@@ -1476,30 +1565,52 @@ def _duplicate_children(world: _World, plan: _IncidentPlan, tasks: list[_Task], 
         row.update({"problem_id": "", "hold_reason": "", "rfc": "", "reopen_count": "0"})
         row.update({"reopened_by": "", "reopened_time": ""})
         if state in ("6", "7"):
-            row["close_code"] = "Duplicate" if "Duplicate" in _INCIDENT_CLOSE_CODES else parent.row["close_code"]
+            row["close_code"] = (
+                "Duplicate" if "Duplicate" in _INCIDENT_CLOSE_CODES else parent.row["close_code"]
+            )
         _sla(child, world.now)
         parent.row["child_incidents"] = str(int(parent.row["child_incidents"]) + 1)
         children.append(child)
     return children
 
 
-def _journal_values(world: _World, task: _Task) -> dict[str, str]:
+def _situation(task: _Task) -> tuple[str, ...]:
+    """The situations an incident is in that some journal lines speak of (see _SITUATIONAL)."""
+    row = task.row
+    flags = {
+        "duplicate": bool(row.get("parent_incident")),
+        "problem": bool(row.get("problem_id")),
+        "vendor": row.get("hold_reason") == "4",
+        "change": bool(row.get("rfc")) or row.get("close_code") == "Resolved by change",
+        "no_response": row.get("close_code") == "No resolution provided",
+        "done": task.state in ("6", "7"),
+    }
+    return tuple(name for name, on in flags.items() if on)
+
+
+def _journal_values(task: _Task) -> dict[str, str]:
+    """Values for the journal placeholders of one incident."""
     assert task.caller is not None
     return {"caller_first_name": task.caller.first_name, "group": task.group, "number": task.row["number"]}
 
 
-def _finish_incident(world: _World, plan: _IncidentPlan, task: _Task) -> list[Row]:
+def _finish_incident(world: _World, task: _Task) -> list[Row]:
     """Close notes (they may cite the number), journal entries and the update stamps."""
     rng, row = world.rng, task.row
-    values = _journal_values(world, task)
+    values = _journal_values(task)
+    situation = _situation(task)
     if task.state in ("6", "7"):
-        row["close_notes"] = _fill(rng.choice(bank.CLOSE_NOTES_TEMPLATES), values)
-    entries = _journal_entries(world, task, values)
+        row["close_notes"] = _fill(
+            rng.choice(_close_notes_for(row["close_code"], task.topic, situation)), values
+        )
+    entries = _journal_entries(world, task, values, situation)
     assert task.caller is not None
-    opener = next(p for p in (task.caller, *plan.desk) if p.sys_id == row["opened_by"])
+    opener = task.opener or task.caller
     last, actor = task.opened, opener
     for when, person, _ in entries:
         last, actor = when, person
+    if task.updated > last:  # reopened by the caller after the last note
+        last, actor = task.updated, task.caller
     for when in (task.resolved, task.closed):
         if when and when >= last:
             last, actor = when, task.assignee or actor
@@ -1518,28 +1629,129 @@ def _finish_incident(world: _World, plan: _IncidentPlan, task: _Task) -> list[Ro
     ]
 
 
-def _journal_entries(world: _World, task: _Task, values: Mapping[str, str]) -> list[tuple[int, Person, tuple[str, str]]]:
-    """Work notes and comments on an incident, in time order, between opening and its end."""
+_Entry = tuple[int, Person, tuple[str, str]]
+
+
+def _journal_entries(
+    world: _World, task: _Task, values: Mapping[str, str], situation: tuple[str, ...]
+) -> list[_Entry]:
+    """Work notes and comments on an incident, in time order, between opening and its end.
+
+    The worker writes work notes and most comments; some comments are the caller's replies.
+    An incident awaiting the caller ends with a comment to them.
+    """
     rng = world.rng
     n = rng.choice(_JOURNAL_COUNTS[task.state])
     if n == 0:
         return []
-    end = task.resolved or task.closed or world.now
-    end = min(end, world.now) - _MINUTE
+    end = min(task.resolved or task.closed or world.now, world.now) - _MINUTE
     times = sorted(_between(rng, task.opened + _MINUTE, end) for _ in range(n))
     worker = task.assignee or _member_of(world, task.group)
     assert task.caller is not None
-    entries = []
+    agent_says = _journal_lines("comments", task.topic, situation)
+    caller_says = _journal_lines("replies", task.topic, situation)
+    work_notes = _journal_lines("work_notes", task.topic, situation)
+    entries: list[_Entry] = []
     for index, when in enumerate(times):
-        last_on_hold = task.state == "3" and index == n - 1 and task.row.get("hold_reason") == "1"
-        if last_on_hold or rng.random() < 0.4:
-            by_caller = not last_on_hold and rng.random() < 0.4
-            person = task.caller if by_caller else worker
-            text = _fill(rng.choice(bank.COMMENT_TEMPLATES), values)
-            entries.append((when, person, ("comments", text)))
+        to_caller = task.state == "3" and index == n - 1 and task.row.get("hold_reason") == "1"
+        if to_caller or rng.random() < 0.4:
+            if not to_caller and caller_says and rng.random() < 0.3:
+                entries.append((when, task.caller, ("comments", _fill(rng.choice(caller_says), values))))
+            else:
+                entries.append((when, worker, ("comments", _fill(rng.choice(agent_says), values))))
         else:
-            entries.append((when, worker, ("work_notes", _fill(rng.choice(bank.WORK_NOTE_TEMPLATES), values))))
+            entries.append((when, worker, ("work_notes", _fill(rng.choice(work_notes), values))))
     return entries
+
+
+def _allowed(text: str, situation: tuple[str, ...]) -> bool:
+    """False for a line about a situation the incident is not in (a duplicate, a vendor case)."""
+    return all(name in situation for name in _situations_named(text))
+
+
+@cache
+def _situations_named(text: str) -> tuple[str, ...]:
+    """The situations a journal line speaks of (see _SITUATIONAL)."""
+    return tuple(name for name, pattern in _SITUATIONAL.items() if pattern.search(text))
+
+
+@cache
+def _content_words(text: str) -> frozenset[str]:
+    """The words of a text that say what it is about (placeholders and filler words dropped)."""
+    plain = re.sub(r"\{[a-z_]+\}", " ", text.lower())
+    return frozenset(w for w in re.findall(r"[a-z][a-z0-9]+", plain) if len(w) >= 3 and w not in _STOP_WORDS)
+
+
+@cache
+def _symptom_words() -> tuple[frozenset[str], ...]:
+    """Content words of each symptom template (its text, subcategory and keywords)."""
+    return tuple(
+        _content_words(f"{spec['short_description']} {spec['description']} {spec['subcategory']}")
+        | {word.lower() for word in spec["keywords"]}
+        for spec in bank.SYMPTOMS
+    )
+
+
+def _on_topic(texts: Sequence[str], topic: int) -> list[str]:
+    """Lines that fit a symptom: ones sharing two or more content words with it, and generic ones.
+
+    The bank's journal lines mix generic ones ("Remote session established") with ones about a
+    particular fault ("Mailbox at 49.7 GB"); a line that shares that little with every symptom
+    is generic. Word overlap is a rough test, but it keeps most notes on topic.
+    """
+    mine = _symptom_words()[topic]
+    return [text for text in texts if len(_content_words(text) & mine) >= _TOPIC_OVERLAP or _is_generic(text)]
+
+
+@cache
+def _is_generic(text: str) -> bool:
+    """True for a journal line that is about no symptom in particular."""
+    words = _content_words(text)
+    return all(len(words & topic) < _TOPIC_OVERLAP for topic in _symptom_words())
+
+
+@cache
+def _is_caller_voice(text: str) -> bool:
+    """True for a comment written by the caller rather than to them.
+
+    The bank mixes both in COMMENT_TEMPLATES; a caller's reply speaks in the first person
+    and carries no placeholders or service-desk phrasing ("we", "please", "your").
+    """
+    words = set(re.findall(r"[a-z']+", text.lower()))
+    return "{" not in text and ("i'm" in words or bool(words & _CALLER_WORDS and not words & _AGENT_WORDS))
+
+
+@cache
+def _journal_lines(kind: str, topic: int, situation: tuple[str, ...]) -> tuple[str, ...]:
+    """Bank lines of one kind (work_notes, comments, replies) that fit an incident (cached)."""
+    if kind == "work_notes":
+        texts = list(bank.WORK_NOTE_TEMPLATES)
+    else:
+        texts = [t for t in bank.COMMENT_TEMPLATES if _is_caller_voice(t) == (kind == "replies")]
+    fitting = tuple(_on_topic([t for t in texts if _allowed(t, situation)], topic))
+    return fitting or tuple(texts)
+
+
+@cache
+def _close_notes_for(code: str, topic: int, situation: tuple[str, ...]) -> tuple[str, ...]:
+    """Close notes that fit a resolution code, a symptom and the incident's situation.
+
+    Notes that name a resolution code ("User error: ...") go only with that code. When the
+    bank has little that fits, a note citing the symptom's knowledge article is added.
+    """
+    notes = [note for note in bank.CLOSE_NOTES_TEMPLATES if _allowed(note, situation)]
+    named = [note for note in notes if code.lower() in note.lower()]
+    if named and code in ("Duplicate", "Resolved by change"):
+        return tuple(named)
+    others = [other.lower() for other in _INCIDENT_CLOSE_CODES if other != code]
+    fitting = _on_topic([note for note in notes if not any(other in note.lower() for other in others)], topic)
+    kb_topic = bank.SYMPTOMS[topic].get("kb_topic")
+    if kb_topic in bank.KB_TOPICS and len(fitting) < 3:
+        article = bank.KB_TOPICS[kb_topic]["short_description"]
+        fitting.append(
+            f'Followed the knowledge article "{article}" with {{caller_first_name}}; confirmed working.'
+        )
+    return tuple(fitting or bank.CLOSE_NOTES_TEMPLATES)
 
 
 def _count_links(world: _World, tasks: list[_Task]) -> None:
@@ -1621,7 +1833,8 @@ def _plan_item(world: _World, request: _Task, spec: Mapping[str, str], item: Row
     rng = world.rng
     state = _item_state(world, request.state)
     group = spec["group"]
-    worker = _member_of(world, group) if state not in ("-5", "1") else None
+    # Fulfilment starts once work does; a rejected (skipped) item never had a fulfiller.
+    worker = _member_of(world, group) if state in ("2", "3", "4") else None
     quantity = 2 if rng.random() < 0.08 else 1
     row = {
         **_TASK_DEFAULTS,

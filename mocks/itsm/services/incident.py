@@ -25,7 +25,9 @@ from enterprise_envs.mocks.itsm.tables import behaviour_rules
 _RULES = behaviour_rules()["incident"]
 STATE_LABELS: dict[str, str] = dict(_RULES["states"])
 ACTIVE_STATES = frozenset(_RULES["active"]["true_states"])
-TERMINAL_STATES = frozenset(state for state, nexts in _RULES["transitions"].items() if not isinstance(nexts, str) and not nexts)
+TERMINAL_STATES = frozenset(
+    state for state, nexts in _RULES["transitions"].items() if not isinstance(nexts, str) and not nexts
+)
 #: Allowed moves; "2 (reopen)" in the rules file is the reopen path from Resolved.
 TRANSITIONS: dict[str, frozenset[str]] = {
     state: frozenset(step.split()[0] for step in nexts)
@@ -88,7 +90,10 @@ class IncidentRules(records.TableRules):
 
     def after_write(self, ctx: CallContext, old: Row | None, new: Row | None) -> None:
         """Keep counts on parents true: a parent incident's children, a problem's incidents."""
-        for field, recount in (("parent_incident", _recount_children), ("problem_id", recount_related_incidents)):
+        for field, recount in (
+            ("parent_incident", _recount_children),
+            ("problem_id", recount_related_incidents),
+        ):
             before = old[field] if old else ""
             after = new[field] if new else ""
             if before != after or new is None:
@@ -111,12 +116,12 @@ class IncidentRules(records.TableRules):
     def _state(self, ctx: CallContext, old: Row | None, new: Row) -> None:
         before = old["state"] if old else NEW
         after = new["state"]
-        if old is not None and after != before and ctx.settings["enforce_state_transitions"]:
-            if after not in TRANSITIONS.get(before, frozenset()):
-                raise business_rule(
-                    f"Invalid state transition for {new['number']}: "
-                    f"{STATE_LABELS[before]} to {STATE_LABELS[after]} is not allowed"
-                )
+        moving = old is not None and after != before
+        if moving and ctx.settings["enforce_state_transitions"] and after not in TRANSITIONS.get(before, ()):
+            raise business_rule(
+                f"Invalid state transition for {new['number']}: "
+                f"{STATE_LABELS[before]} to {STATE_LABELS[after]} is not allowed"
+            )
         if after != ON_HOLD:
             new["hold_reason"] = ""
         if old is not None and before == RESOLVED and after == IN_PROGRESS:
@@ -158,5 +163,3 @@ def _recount_children(ctx: CallContext, parent_sys_id: str) -> None:
         return
     count = ctx.store.count("incident", "parent_incident = ?", (parent_sys_id,))
     records.system_update(ctx, "incident", parent, {"child_incidents": str(count)})
-
-

@@ -135,21 +135,24 @@ def _clean_value(ctx: CallContext, table: TableSpec, field: FieldSpec, value: st
         return str(int(value))
     if kind == "datetime":
         if not _DATETIME.match(value):
-            raise bad_request(f"Invalid value for {name}", f"'{value}' is not a date-time YYYY-MM-DD HH:MM:SS")
+            raise bad_request(
+                f"Invalid value for {name}", f"'{value}' is not a date-time YYYY-MM-DD HH:MM:SS"
+            )
         return value
     if kind == "choice":
         choices = rules.choices(ctx, field) or {}
         if value not in choices:
             allowed = ", ".join(f"{key} ({label})" for key, label in choices.items() if key)
-            raise bad_request(f"Invalid value for {name}", f"'{value}' is not a valid choice. Choices: {allowed}")
+            raise bad_request(
+                f"Invalid value for {name}", f"'{value}' is not a valid choice. Choices: {allowed}"
+            )
         return value
     # reference
     target = field.reference or ""
-    if ctx.store.catalog.is_local(target):
-        if not is_sys_id(value) or ctx.store.get(target, value) is None:
-            raise bad_request(
-                f"Invalid reference for {name}", f"'{value}' is not the sys_id of a {target} record"
-            )
+    if ctx.store.catalog.is_local(target) and (not is_sys_id(value) or ctx.store.get(target, value) is None):
+        raise bad_request(
+            f"Invalid reference for {name}", f"'{value}' is not the sys_id of a {target} record"
+        )
     return value
 
 
@@ -365,11 +368,15 @@ def find(ctx: CallContext, table: str, key: str, *, by: tuple[str, ...] = ()) ->
     if is_sys_id(key):
         return get(ctx, table, key)
     candidates: list[str] = []
-    if spec.number_prefix:
+    if spec.number_prefix and key.upper().startswith(spec.number_prefix):
+        key = key.upper()
         candidates.append("number")
     candidates.extend(by)
     for column in candidates:
-        rows, _ = query(ctx, table, f'"{column}" = ? COLLATE NOCASE', (key,), limit=3)
+        # Exact first (indexed); then case-insensitive, which scans, for what people type.
+        rows, _ = query(ctx, table, f'"{column}" = ?', (key,), limit=3)
+        if not rows:
+            rows, _ = query(ctx, table, f'"{column}" = ? COLLATE NOCASE', (key,), limit=3)
         if len(rows) == 1:
             return rows[0]
         if len(rows) > 1:

@@ -101,7 +101,9 @@ def _response_schema(body_ref: str) -> dict[str, Any]:
 
 
 def _renderer(ctx: CallContext, args: dict[str, Any]) -> RecordRenderer:
-    return RecordRenderer(ctx, args.get("sysparm_display_value", "false"), args.get("sysparm_exclude_reference_link", False))
+    return RecordRenderer(
+        ctx, args.get("sysparm_display_value", "false"), args.get("sysparm_exclude_reference_link", False)
+    )
 
 
 def _field_list(args: dict[str, Any]) -> list[str] | None:
@@ -136,9 +138,15 @@ def table_list(ctx: CallContext, args: dict[str, Any]) -> Response:
     return Response({"result": [renderer.record(table, row, fields) for row in rows]}, 200, headers)
 
 
-def _link_header(ctx: CallContext, table: str, args: dict[str, Any], limit: int, offset: int, total: int) -> str:
+def _link_header(
+    ctx: CallContext, table: str, args: dict[str, Any], limit: int, offset: int, total: int
+) -> str:
     base = f"{ctx.settings['instance_url']}/api/now/table/{table}"
-    keep = {key: args[key] for key in ("sysparm_query", "sysparm_fields", "sysparm_display_value") if args.get(key)}
+    keep = {
+        key: args[key]
+        for key in ("sysparm_query", "sysparm_fields", "sysparm_display_value")
+        if args.get(key)
+    }
 
     def url(at: int) -> str:
         return f"{base}?{urlencode({**keep, 'sysparm_limit': limit, 'sysparm_offset': at})}"

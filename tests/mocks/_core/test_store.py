@@ -3,12 +3,11 @@
 import sqlite3
 
 import pytest
-from sqlalchemy import create_engine
-from sqlalchemy.pool import StaticPool
-
 from enterprise_envs.mocks._core.models import build_models
 from enterprise_envs.mocks._core.schema import Catalog, FieldSpec, TableSpec
 from enterprise_envs.mocks._core.store import Store, connect, install_change_log
+from sqlalchemy import create_engine
+from sqlalchemy.pool import StaticPool
 
 WIDE = 130  # wider than SQLite's 100-argument function limit: exercises chunked before-images
 
@@ -16,13 +15,16 @@ WIDE = 130  # wider than SQLite's 100-argument function limit: exercises chunked
 def _catalog() -> Catalog:
     ticket = TableSpec(
         "ticket",
-        (FieldSpec("sys_id"), FieldSpec("number"), FieldSpec("state"), FieldSpec("sys_mod_count", derived=True)),
+        (
+            FieldSpec("sys_id"),
+            FieldSpec("number"),
+            FieldSpec("state"),
+            FieldSpec("sys_mod_count", derived=True),
+        ),
         label="Ticket",
         display_field="number",
     )
-    wide = TableSpec(
-        "wide", (FieldSpec("sys_id"), *(FieldSpec(f"f{i}") for i in range(WIDE))), label="Wide"
-    )
+    wide = TableSpec("wide", (FieldSpec("sys_id"), *(FieldSpec(f"f{i}") for i in range(WIDE))), label="Wide")
     return Catalog("unit", [ticket, wide])
 
 

@@ -15,10 +15,9 @@ from functools import cache
 from importlib import resources
 
 import pytest
-from jsonschema import Draft202012Validator
-
 from enterprise_envs.mocks._core.backend import Backend
 from enterprise_envs.mocks.itsm.tables import SPEC_SCHEMAS, json_schema_defs
+from jsonschema import Draft202012Validator
 
 SYS_ID = re.compile(r"^[0-9a-f]{32}$")
 DATETIME = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$")
@@ -37,13 +36,20 @@ def observed(name: str) -> list[dict]:
 
 
 def errors_of(validator: Draft202012Validator, instance) -> list[str]:
-    return [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(instance)][:5]
+    return [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(instance)][
+        :5
+    ]
 
 
 @pytest.mark.parametrize("table", sorted(SPEC_SCHEMAS))
 @pytest.mark.parametrize(
     "options",
-    [{}, {"sysparm_exclude_reference_link": True}, {"sysparm_display_value": "true"}, {"sysparm_display_value": "all"}],
+    [
+        {},
+        {"sysparm_exclude_reference_link": True},
+        {"sysparm_display_value": "true"},
+        {"sysparm_display_value": "all"},
+    ],
 )
 def test_rest_list_responses_validate_against_the_spec(itsm: Backend, table: str, options: dict) -> None:
     result = itsm.call("table_list", {"table": table, "sysparm_limit": 5, **options}, surface="rest")
@@ -104,14 +110,21 @@ def test_generated_incidents_match_the_captured_field_set_and_formats(itsm: Back
                 seen_links.setdefault(field, set()).add(match.group(1))
     for field, tables in seen_links.items():
         if field in captured_links:
-            assert tables == captured_links[field], f"{field} links to {tables}, captured {captured_links[field]}"
+            assert tables == captured_links[field], (
+                f"{field} links to {tables}, captured {captured_links[field]}"
+            )
 
 
 def test_sysparm_fields_and_pagination_headers(itsm: Backend) -> None:
     total = itsm.store.count("incident")
     first = itsm.call(
         "table_list",
-        {"table": "incident", "sysparm_fields": "number,state", "sysparm_limit": 3, "sysparm_query": "ORDERBYnumber"},
+        {
+            "table": "incident",
+            "sysparm_fields": "number,state",
+            "sysparm_limit": 3,
+            "sysparm_query": "ORDERBYnumber",
+        },
         surface="rest",
     )
     assert [set(record) for record in first.body["result"]] == [{"number", "state"}] * 3
@@ -119,7 +132,13 @@ def test_sysparm_fields_and_pagination_headers(itsm: Backend) -> None:
     assert 'rel="next"' in first.headers["Link"] and 'rel="prev"' not in first.headers["Link"]
     second = itsm.call(
         "table_list",
-        {"table": "incident", "sysparm_fields": "number", "sysparm_limit": 3, "sysparm_offset": 3, "sysparm_query": "ORDERBYnumber"},
+        {
+            "table": "incident",
+            "sysparm_fields": "number",
+            "sysparm_limit": 3,
+            "sysparm_offset": 3,
+            "sysparm_query": "ORDERBYnumber",
+        },
         surface="rest",
     )
     numbers = [r["number"] for r in first.body["result"] + second.body["result"]]

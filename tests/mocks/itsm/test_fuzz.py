@@ -7,11 +7,11 @@ Arguments are drawn valid-by-schema (with hostile strings: SQL, Unicode, huge) a
 from __future__ import annotations
 
 import pytest
+from enterprise_envs.mocks._core.backend import Backend
+from enterprise_envs.mocks.itsm import ITSM
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from enterprise_envs.mocks._core.backend import Backend
-from enterprise_envs.mocks.itsm import ITSM
 from tests.strategies import ANY_JSON, from_schema
 
 SURFACES = {name: ITSM.surface(name) for name in ("typed", "rest")}
@@ -31,7 +31,9 @@ def _check(backend: Backend, surface: str, tool: str, arguments) -> None:
 @pytest.mark.parametrize(("surface", "tool"), ALL_TOOLS)
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow], max_examples=25)
 @given(data=st.data())
-def test_schema_valid_arguments_never_break_the_tool_layer(itsm: Backend, surface: str, tool: str, data) -> None:
+def test_schema_valid_arguments_never_break_the_tool_layer(
+    itsm: Backend, surface: str, tool: str, data
+) -> None:
     arguments = data.draw(from_schema(dict(SURFACES[surface][tool].input_schema)))
     _check(itsm, surface, tool, arguments)
 

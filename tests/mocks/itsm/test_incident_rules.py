@@ -4,15 +4,18 @@ error and changes nothing (the serialized database is byte-identical)."""
 from __future__ import annotations
 
 import pytest
-
 from enterprise_envs.mocks._core.backend import Backend
 from enterprise_envs.mocks.itsm.services.common import priority_for
+
 from tests.mocks.itsm.helpers import as_user, incident_in_state, requester, table_bytes, user_where
 
 
 def patch(backend: Backend, sys_id: str, identity=None, **fields: str):
     return backend.call(
-        "table_update", {"table": "incident", "sys_id": sys_id, "fields": fields}, surface="rest", identity=identity
+        "table_update",
+        {"table": "incident", "sys_id": sys_id, "fields": fields},
+        surface="rest",
+        identity=identity,
     )
 
 
@@ -34,7 +37,12 @@ def test_priority_is_derived_from_impact_and_urgency(itsm: Backend, impact: str,
     caller = user_where(itsm, "roles = '' AND active = 'true'")
     result = itsm.call(
         "create_incident",
-        {"caller": caller["user_name"], "short_description": "VPN drops", "impact": impact, "urgency": urgency},
+        {
+            "caller": caller["user_name"],
+            "short_description": "VPN drops",
+            "impact": impact,
+            "urgency": urgency,
+        },
     )
     assert result.status == 200, result.body
     row = itsm.store.get("incident", result.body["sys_id"])
@@ -64,8 +72,20 @@ def test_resolve_requires_code_and_notes_then_stamps_resolution(itsm: Backend) -
     row = incident_in_state(itsm, "2")
     before = table_bytes(itsm)
     result = patch(itsm, row["sys_id"], state="6")
-    assert_refused(itsm, result, 403, "Data Policy Exception: The following fields are mandatory: Resolution code, Resolution notes", before)
-    assert_refused(itsm, patch(itsm, row["sys_id"], state="6", close_code="Made up", close_notes="x"), 400, "not a valid choice", before)
+    assert_refused(
+        itsm,
+        result,
+        403,
+        "Data Policy Exception: The following fields are mandatory: Resolution code, Resolution notes",
+        before,
+    )
+    assert_refused(
+        itsm,
+        patch(itsm, row["sys_id"], state="6", close_code="Made up", close_notes="x"),
+        400,
+        "not a valid choice",
+        before,
+    )
     ok = patch(itsm, row["sys_id"], state="6", close_code="Solution provided", close_notes="Reset the token.")
     assert ok.status == 200
     stored = itsm.store.get("incident", row["sys_id"])
@@ -90,7 +110,9 @@ def test_closed_and_canceled_incidents_are_frozen(itsm: Backend, state: str) -> 
     row = incident_in_state(itsm, state)
     before = table_bytes(itsm)
     assert_refused(itsm, patch(itsm, row["sys_id"], state="2"), 403, "can no longer be updated", before)
-    assert_refused(itsm, patch(itsm, row["sys_id"], comments="hello?"), 403, "can no longer be updated", before)
+    assert_refused(
+        itsm, patch(itsm, row["sys_id"], comments="hello?"), 403, "can no longer be updated", before
+    )
     result = itsm.call("reopen_incident", {"number": row["number"], "reason": "still broken"})
     assert_refused(itsm, result, 403, "Open a new incident instead", before)
 
@@ -102,9 +124,14 @@ def test_reopen_a_resolved_incident(itsm: Backend) -> None:
     stored = itsm.store.get("incident", row["sys_id"])
     assert stored["state"] == "2"
     assert stored["reopen_count"] == str(int(row["reopen_count"] or 0) + 1)
-    assert stored["reopened_by"] == itsm.identity.user_sys_id and stored["reopened_time"] == itsm.clock.now_text()
+    assert (
+        stored["reopened_by"] == itsm.identity.user_sys_id
+        and stored["reopened_time"] == itsm.clock.now_text()
+    )
     assert stored["close_code"] == "" and stored["resolved_at"] == ""
-    journal = itsm.store.select("sys_journal_field", "element_id = ? AND element = 'comments'", (row["sys_id"],))
+    journal = itsm.store.select(
+        "sys_journal_field", "element_id = ? AND element = 'comments'", (row["sys_id"],)
+    )
     assert any(entry["value"] == "It broke again this morning." for entry in journal)
 
 
@@ -112,7 +139,9 @@ def test_state_model_blocks_skipping_to_closed(itsm: Backend) -> None:
     row = incident_in_state(itsm, "1")
     admin = as_user(itsm, "admin")
     before = table_bytes(itsm)
-    result = patch(itsm, row["sys_id"], identity=admin, state="7", close_code="Solution provided", close_notes="n")
+    result = patch(
+        itsm, row["sys_id"], identity=admin, state="7", close_code="Solution provided", close_notes="n"
+    )
     assert_refused(itsm, result, 403, "Invalid state transition", before)
 
 
@@ -121,7 +150,14 @@ def test_state_model_switch_off_allows_it(itsm_session_backend: Backend) -> None
 
     lenient = Backend(ITSM, size="tiny", settings={"enforce_state_transitions": False})
     row = incident_in_state(lenient, "1")
-    result = patch(lenient, row["sys_id"], identity=as_user(lenient, "admin"), state="7", close_code="Solution provided", close_notes="n")
+    result = patch(
+        lenient,
+        row["sys_id"],
+        identity=as_user(lenient, "admin"),
+        state="7",
+        close_code="Solution provided",
+        close_notes="n",
+    )
     assert result.status == 200, result.body
 
 
@@ -155,13 +191,27 @@ def test_requester_sees_and_comments_only_on_own_incidents(itsm: Backend) -> Non
     for row in listed.body["result"]:
         assert me.user_sys_id in {row[name]["value"] for name in ("caller_id", "opened_by") if row[name]}
     assert int(listed.headers["X-Total-Count"]) == len(listed.body["result"])
-    mine = itsm.store.select("incident", "caller_id = ? AND active = 'true' AND state != '3'", (me.user_sys_id,), limit=1)[0]
-    other = itsm.store.select("incident", "caller_id != ? AND opened_by != ?", (me.user_sys_id, me.user_sys_id), limit=1)[0]
+    mine = itsm.store.select(
+        "incident", "caller_id = ? AND active = 'true' AND state != '3'", (me.user_sys_id,), limit=1
+    )[0]
+    other = itsm.store.select(
+        "incident", "caller_id != ? AND opened_by != ?", (me.user_sys_id, me.user_sys_id), limit=1
+    )[0]
     before = table_bytes(itsm)
-    got = itsm.call("table_get", {"table": "incident", "sys_id": other["sys_id"]}, surface="rest", identity=me)
+    got = itsm.call(
+        "table_get", {"table": "incident", "sys_id": other["sys_id"]}, surface="rest", identity=me
+    )
     assert_refused(itsm, got, 404, "No Record found", before)
-    assert_refused(itsm, patch(itsm, other["sys_id"], identity=me, comments="hi"), 404, "No Record found", before)
-    assert_refused(itsm, patch(itsm, mine["sys_id"], identity=me, urgency="1"), 403, "ACL Exception Update Failed", before)
+    assert_refused(
+        itsm, patch(itsm, other["sys_id"], identity=me, comments="hi"), 404, "No Record found", before
+    )
+    assert_refused(
+        itsm,
+        patch(itsm, mine["sys_id"], identity=me, urgency="1"),
+        403,
+        "ACL Exception Update Failed",
+        before,
+    )
     assert_refused(itsm, patch(itsm, mine["sys_id"], identity=me, work_notes="internal"), 403, "ACL", before)
     assert patch(itsm, mine["sys_id"], identity=me, comments="Any news?").status == 200
 
@@ -171,7 +221,12 @@ def test_only_admins_delete(itsm: Backend) -> None:
     before = table_bytes(itsm)
     result = itsm.call("table_delete", {"table": "incident", "sys_id": row["sys_id"]}, surface="rest")
     assert_refused(itsm, result, 403, "ACL Exception Delete Failed", before)
-    done = itsm.call("table_delete", {"table": "incident", "sys_id": row["sys_id"]}, surface="rest", identity=as_user(itsm, "admin"))
+    done = itsm.call(
+        "table_delete",
+        {"table": "incident", "sys_id": row["sys_id"]},
+        surface="rest",
+        identity=as_user(itsm, "admin"),
+    )
     assert done.status == 204 and itsm.store.get("incident", row["sys_id"]) is None
 
 
@@ -190,7 +245,9 @@ def test_only_admins_delete(itsm: Backend) -> None:
 def test_bad_values_are_refused_atomically(itsm: Backend, fields: dict, status: int, text: str) -> None:
     row = incident_in_state(itsm, "2")
     before = table_bytes(itsm)
-    assert_refused(itsm, patch(itsm, row["sys_id"], **{"short_description": "ok", **fields}), status, text, before)
+    assert_refused(
+        itsm, patch(itsm, row["sys_id"], **{"short_description": "ok", **fields}), status, text, before
+    )
 
 
 def test_comments_and_work_notes_become_journal_entries(itsm: Backend) -> None:
@@ -198,11 +255,20 @@ def test_comments_and_work_notes_become_journal_entries(itsm: Backend) -> None:
     result = patch(itsm, row["sys_id"], work_notes="Checked the DHCP lease.", comments="We are on it.")
     assert result.status == 200
     assert result.body["result"]["work_notes"] == ""  # journal fields read as empty, like the vendor
-    entries = itsm.store.select("sys_journal_field", "element_id = ?", (row["sys_id"],), order_by="sys_created_on DESC, sys_id")
+    entries = itsm.store.select(
+        "sys_journal_field", "element_id = ?", (row["sys_id"],), order_by="sys_created_on DESC, sys_id"
+    )
     texts = {(entry["element"], entry["value"]) for entry in entries}
     assert {("work_notes", "Checked the DHCP lease."), ("comments", "We are on it.")} <= texts
     shown = itsm.call(
-        "table_get", {"table": "incident", "sys_id": row["sys_id"], "sysparm_display_value": "true", "sysparm_fields": "work_notes"}, surface="rest"
+        "table_get",
+        {
+            "table": "incident",
+            "sys_id": row["sys_id"],
+            "sysparm_display_value": "true",
+            "sysparm_fields": "work_notes",
+        },
+        surface="rest",
     )
     assert "Checked the DHCP lease." in shown.body["result"]["work_notes"]
 
@@ -213,14 +279,22 @@ def test_caller_reply_takes_an_awaiting_caller_hold_back_to_work(itsm: Backend) 
     caller = itsm.store.get("sys_user", row["caller_id"])
     from enterprise_envs.mocks.itsm import identity_of
 
-    assert patch(itsm, row["sys_id"], identity=identity_of(caller), comments="Here is the screenshot.").status == 200
+    assert (
+        patch(itsm, row["sys_id"], identity=identity_of(caller), comments="Here is the screenshot.").status
+        == 200
+    )
     stored = itsm.store.get("incident", row["sys_id"])
     assert stored["state"] == "2" and stored["hold_reason"] == ""
 
 
 def test_parent_keeps_a_true_child_count(itsm: Backend) -> None:
-    parent, child = itsm.store.select("incident", "state = '2' AND parent_incident = '' AND child_incidents IN ('', '0')", limit=2)
-    assert itsm.call("update_incident", {"number": child["number"], "parent_incident": parent["number"]}).status == 200
+    parent, child = itsm.store.select(
+        "incident", "state = '2' AND parent_incident = '' AND child_incidents IN ('', '0')", limit=2
+    )
+    assert (
+        itsm.call("update_incident", {"number": child["number"], "parent_incident": parent["number"]}).status
+        == 200
+    )
     assert itsm.store.get("incident", parent["sys_id"])["child_incidents"] == "1"
     assert itsm.call("update_incident", {"number": child["number"], "parent_incident": ""}).status == 200
     assert itsm.store.get("incident", parent["sys_id"])["child_incidents"] == "0"

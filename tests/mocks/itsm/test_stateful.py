@@ -4,12 +4,11 @@ must leave the database unchanged."""
 
 from __future__ import annotations
 
+from enterprise_envs.mocks._core.backend import Backend
+from enterprise_envs.mocks.itsm import ITSM
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invariant, rule
-
-from enterprise_envs.mocks._core.backend import Backend
-from enterprise_envs.mocks.itsm import ITSM
 
 MATRIX = {(i, u): str(min(5, int(i) + int(u) - 1)) for i in "123" for u in "123"}
 CLOSE_CODES = ["Solution provided", "Workaround provided", "Not a code", ""]
@@ -53,11 +52,23 @@ class IncidentMachine(RuleBasedStateMachine):
     def _create(self, impact: str, urgency: str, caller: int) -> str:
         result = self._call(
             "create_incident",
-            {"caller": self.callers[caller % len(self.callers)], "short_description": "Printer jam", "impact": impact, "urgency": urgency},
+            {
+                "caller": self.callers[caller % len(self.callers)],
+                "short_description": "Printer jam",
+                "impact": impact,
+                "urgency": urgency,
+            },
             True,
         )
         number = result.body["number"]
-        self.model[number] = {"state": "1", "impact": impact, "urgency": urgency, "close_code": "", "reopen_count": "0", "hold_reason": ""}
+        self.model[number] = {
+            "state": "1",
+            "impact": impact,
+            "urgency": urgency,
+            "close_code": "",
+            "reopen_count": "0",
+            "hold_reason": "",
+        }
         return number
 
     @rule(number=incidents, impact=LEVELS, urgency=LEVELS)
@@ -93,7 +104,15 @@ class IncidentMachine(RuleBasedStateMachine):
         ok = model["state"] in ("1", "2", "3")
         self._call("hold_incident", {"number": number, "hold_reason": reason}, ok)
         if ok:
-            model.update(state="3", hold_reason={"Awaiting Caller": "1", "Awaiting Problem": "3", "Awaiting Vendor": "4", "Awaiting Change": "5"}[reason])
+            model.update(
+                state="3",
+                hold_reason={
+                    "Awaiting Caller": "1",
+                    "Awaiting Problem": "3",
+                    "Awaiting Vendor": "4",
+                    "Awaiting Change": "5",
+                }[reason],
+            )
 
     @rule(number=incidents, text=st.text(min_size=1, max_size=40).filter(str.strip))
     def comment(self, number: str, text: str) -> None:
@@ -104,7 +123,9 @@ class IncidentMachine(RuleBasedStateMachine):
     def itil_cannot_close(self, number: str) -> None:
         row = self.backend.store.find_one("incident", "number", number)
         result = self.backend.call(
-            "table_update", {"table": "incident", "sys_id": row["sys_id"], "fields": {"state": "7"}}, surface="rest"
+            "table_update",
+            {"table": "incident", "sys_id": row["sys_id"], "fields": {"state": "7"}},
+            surface="rest",
         )
         assert result.status == 403
 

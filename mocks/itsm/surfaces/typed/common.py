@@ -41,6 +41,7 @@ class View:
     def __init__(self, ctx: CallContext) -> None:
         self.ctx = ctx
         self.renderer = RecordRenderer(ctx)
+        self._users: dict[str, str] = {}
 
     def label(self, table: str, field: str, value: str) -> str:
         """A choice value's label ("2" -> "In Progress")."""
@@ -52,8 +53,11 @@ class View:
         """A user as "Name (user_name)", or "" if empty."""
         if not sys_id:
             return ""
-        row = self.ctx.store.get("sys_user", sys_id)
-        return f"{row['name']} ({row['user_name']})" if row else sys_id
+        label = self._users.get(sys_id)
+        if label is None:
+            row = self.ctx.store.get("sys_user", sys_id)
+            label = self._users[sys_id] = f"{row['name']} ({row['user_name']})" if row else sys_id
+        return label
 
     def ref(self, table: str, sys_id: str) -> str:
         """A referenced record's display value (name or number), or ""."""

@@ -96,7 +96,9 @@ def detail(view: View, row: Row) -> dict[str, Any]:
         "impact": view.label("incident", "impact", row["impact"]),
         "urgency": view.label("incident", "urgency", row["urgency"]),
         "configuration_item": view.ref("cmdb_ci", row["cmdb_ci"]),
-        "hold_reason": view.label("incident", "hold_reason", row["hold_reason"]) if row["hold_reason"] else "",
+        "hold_reason": view.label("incident", "hold_reason", row["hold_reason"])
+        if row["hold_reason"]
+        else "",
         "close_code": row["close_code"],
         "close_notes": row["close_notes"],
         "resolved_at": row["resolved_at"],
@@ -133,7 +135,15 @@ def _reference_values(ctx: CallContext, args: dict[str, Any]) -> dict[str, str]:
     return values
 
 
-_PLAIN_FIELDS = ("short_description", "description", "category", "subcategory", "impact", "urgency", "contact_type")
+_PLAIN_FIELDS = (
+    "short_description",
+    "description",
+    "category",
+    "subcategory",
+    "impact",
+    "urgency",
+    "contact_type",
+)
 
 
 def _field_values(ctx: CallContext, args: dict[str, Any]) -> dict[str, str]:
@@ -192,7 +202,9 @@ def update_incident(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     row = find_incident(ctx, args["number"])
     values = _field_values(ctx, {key: value for key, value in args.items() if key != "number"})
     if "problem" in args:
-        values["problem_id"] = records.find(ctx, "problem", args["problem"])["sys_id"] if args["problem"] else ""
+        values["problem_id"] = (
+            records.find(ctx, "problem", args["problem"])["sys_id"] if args["problem"] else ""
+        )
     if not values:
         raise bad_request("Nothing to update", "Give at least one field to change")
     return summary(View(ctx), records.update(ctx, "incident", row, values))
@@ -207,7 +219,13 @@ def add_comment(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     return {"number": row["number"], "added": "work_note" if element == "work_notes" else "comment"}
 
 
-_PREFIX_TABLE = {"INC": "incident", "PRB": "problem", "CHG": "change_request", "REQ": "sc_request", "RITM": "sc_req_item"}
+_PREFIX_TABLE = {
+    "INC": "incident",
+    "PRB": "problem",
+    "CHG": "change_request",
+    "REQ": "sc_request",
+    "RITM": "sc_req_item",
+}
 
 
 def _task_table(number: str) -> str:
@@ -221,7 +239,9 @@ def _task_table(number: str) -> str:
 def assign_incident(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     """Set the assignment group and (optionally) the assignee."""
     row = find_incident(ctx, args["number"])
-    values = _reference_values(ctx, {k: v for k, v in args.items() if k in ("assignment_group", "assigned_to")})
+    values = _reference_values(
+        ctx, {k: v for k, v in args.items() if k in ("assignment_group", "assigned_to")}
+    )
     return summary(View(ctx), records.update(ctx, "incident", row, values))
 
 
@@ -237,8 +257,9 @@ def reopen_incident(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     row = find_incident(ctx, args["number"])
     if row["state"] != "6":
         hint = " Open a new incident instead." if row["state"] in ("7", "8") else ""
+        state = STATE_LABELS[row["state"]]
         raise business_rule(
-            f"Incident {row['number']} is {STATE_LABELS[row['state']]}; only Resolved incidents can be reopened.{hint}"
+            f"Incident {row['number']} is {state}; only Resolved incidents can be reopened.{hint}"
         )
     values = {"state": "2", "comments": args["reason"]}
     return summary(View(ctx), records.update(ctx, "incident", row, values))
@@ -286,7 +307,10 @@ def incident_tools() -> list[Tool]:
                         "description": "Any of these states.",
                         "maxItems": 6,
                     },
-                    "active": {"type": "boolean", "description": "true: open incidents only (not Closed/Canceled)."},
+                    "active": {
+                        "type": "boolean",
+                        "description": "true: open incidents only (not Closed/Canceled).",
+                    },
                     "text": string("Words in the short description or description.", 200),
                     "limit": LIMIT,
                     "offset": OFFSET,
@@ -343,7 +367,11 @@ def incident_tools() -> list[Tool]:
                 {
                     "number": NUMBER,
                     "text": TEXT,
-                    "kind": {"type": "string", "enum": ["comment", "work_note"], "description": "Default comment."},
+                    "kind": {
+                        "type": "string",
+                        "enum": ["comment", "work_note"],
+                        "description": "Default comment.",
+                    },
                 },
                 required=["number", "text"],
             ),
@@ -355,7 +383,10 @@ def incident_tools() -> list[Tool]:
             "assign_incident",
             "Assign an incident to a group and optionally a person in that group (the person must be a "
             "member). Changing the group clears the assignee unless you give one.",
-            obj({"number": NUMBER, "assignment_group": GROUP, "assigned_to": USER}, required=["number", "assignment_group"]),
+            obj(
+                {"number": NUMBER, "assignment_group": GROUP, "assigned_to": USER},
+                required=["number", "assignment_group"],
+            ),
             SUMMARY_SCHEMA,
             ToolKind.WRITE,
             assign_incident,

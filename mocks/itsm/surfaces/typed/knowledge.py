@@ -12,14 +12,47 @@ from enterprise_envs.mocks.itsm.services import records
 from enterprise_envs.mocks.itsm.surfaces.typed.common import LIMIT, NUMBER, View, like, plain_text
 
 _WORD = re.compile(r"[a-z0-9]+")
-_STOP = frozenset("a an and are can cannot do does for how i in is it my not of on or the to with".split())
+_STOP = frozenset(
+    {
+        "a",
+        "an",
+        "and",
+        "are",
+        "can",
+        "cannot",
+        "do",
+        "does",
+        "for",
+        "how",
+        "i",
+        "in",
+        "is",
+        "it",
+        "my",
+        "not",
+        "of",
+        "on",
+        "or",
+        "the",
+        "to",
+        "with",
+    }
+)
 _STR = {"type": "string"}
 _MAX_TERMS = 8
 
 
+def _stem(word: str) -> str:
+    """Crude suffix stripping so 'disconnects' finds 'disconnect' (terms match as substrings)."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
 def search_knowledge(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     """Published articles ranked by how many query words their title, keywords and text contain."""
-    terms = [word for word in _WORD.findall(args["query"].lower()) if word not in _STOP][:_MAX_TERMS]
+    terms = [_stem(word) for word in _WORD.findall(args["query"].lower()) if word not in _STOP][:_MAX_TERMS]
     if not terms:
         return {"articles": []}
     text = "(short_description || ' ' || meta || ' ' || text)"
@@ -51,7 +84,9 @@ def get_article(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     """One published article's full text."""
     row = records.find(ctx, "kb_knowledge", args["number"])
     if row["workflow_state"] != "published":
-        raise record_not_found(f"Knowledge article {args['number']!r} is {row['workflow_state'] or 'unpublished'}")
+        raise record_not_found(
+            f"Knowledge article {args['number']!r} is {row['workflow_state'] or 'unpublished'}"
+        )
     return {
         "number": row["number"],
         "sys_id": row["sys_id"],
@@ -70,7 +105,10 @@ def knowledge_tools() -> list[Tool]:
             "Search the knowledge base for published how-to and troubleshooting articles. Returns "
             "article numbers, titles and snippets, best match first.",
             obj(
-                {"query": string("Symptoms or keywords, e.g. 'vpn error 809'.", 300, minLength=1), "limit": LIMIT},
+                {
+                    "query": string("Symptoms or keywords, e.g. 'vpn error 809'.", 300, minLength=1),
+                    "limit": LIMIT,
+                },
                 required=["query"],
             ),
             obj(
@@ -78,7 +116,13 @@ def knowledge_tools() -> list[Tool]:
                     "articles": {
                         "type": "array",
                         "items": obj(
-                            {"number": _STR, "title": _STR, "snippet": _STR, "score": {"type": "integer"}, "author": _STR},
+                            {
+                                "number": _STR,
+                                "title": _STR,
+                                "snippet": _STR,
+                                "score": {"type": "integer"},
+                                "author": _STR,
+                            },
                             required=["number", "title"],
                         ),
                     }

@@ -98,7 +98,9 @@ def list_group_members(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]
     group = find_group(ctx, args["group"])
     member_ids = ctx.store.column_values("sys_user_grmember", "user", '"group" = ?', (group["sys_id"],))
     marks = ", ".join("?" * len(member_ids)) or "''"
-    rows, _ = records.query(ctx, "sys_user", f"sys_id IN ({marks})", tuple(member_ids), order_by="name, sys_id")
+    rows, _ = records.query(
+        ctx, "sys_user", f"sys_id IN ({marks})", tuple(member_ids), order_by="name, sys_id"
+    )
     view = View(ctx)
     return {"group": group["name"], "members": [user_view(view, row) for row in rows]}
 
@@ -110,7 +112,14 @@ def people_tools() -> list[Tool]:
             "search_users",
             "Find people by part of their name, user name or email. Several people can share a name: "
             "check email, department or location with the caller before acting on a record.",
-            obj({"query": string("Part of a name, user name or email.", 200, minLength=1), "limit": LIMIT, "offset": OFFSET}, required=["query"]),
+            obj(
+                {
+                    "query": string("Part of a name, user name or email.", 200, minLength=1),
+                    "limit": LIMIT,
+                    "offset": OFFSET,
+                },
+                required=["query"],
+            ),
             obj(
                 {
                     "total": {"type": "integer"},
@@ -128,7 +137,10 @@ def people_tools() -> list[Tool]:
             "Look up one person by user name, email, full name or sys_id: title, department, location, "
             "manager, VIP flag and groups.",
             obj({"user": USER}, required=["user"]),
-            obj({**USER_SCHEMA["properties"], "groups": {"type": "array", "items": _STR}}, required=["sys_id", "name"]),
+            obj(
+                {**USER_SCHEMA["properties"], "groups": {"type": "array", "items": _STR}},
+                required=["sys_id", "name"],
+            ),
             ToolKind.READ,
             get_user,
         ),
@@ -144,7 +156,10 @@ def people_tools() -> list[Tool]:
             "list_group_members",
             "List the people in an assignment group (only members can be assigned its tickets).",
             obj({"group": GROUP}, required=["group"]),
-            obj({"group": _STR, "members": {"type": "array", "items": USER_SCHEMA}}, required=["group", "members"]),
+            obj(
+                {"group": _STR, "members": {"type": "array", "items": USER_SCHEMA}},
+                required=["group", "members"],
+            ),
             ToolKind.READ,
             list_group_members,
         ),
