@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 
 import pytest
-from enterprise_envs.mocks._core.backend import Backend
 from hypothesis import settings
+
+from enterprise_envs.mocks._core.backend import Backend
 
 # Hypothesis profiles: "default" keeps the suite fast; "full" (HYPOTHESIS_PROFILE=full) is the
 # exhaustive run documented in docs/testing.md.

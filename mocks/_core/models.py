@@ -11,11 +11,12 @@ import sqlite3
 import types
 from typing import Any
 
-from enterprise_envs.mocks._core.schema import Catalog, TableSpec
 from sqlalchemy import MetaData, create_engine
 from sqlalchemy.orm import registry
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Field, SQLModel
+
+from enterprise_envs.mocks._core.schema import Catalog, TableSpec
 
 
 def _class_name(table: str) -> str:

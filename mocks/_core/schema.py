@@ -99,7 +99,10 @@ class TableSpec:
 
 
 class Catalog(Mapping[str, TableSpec]):
-    """The tables of one system, by name."""
+    """The tables of one system, by name. Compared by identity: one catalog per system."""
+
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
 
     def __init__(self, system: str, tables: Iterable[TableSpec]) -> None:
         self.system = system

@@ -11,12 +11,13 @@ import sqlite3
 import threading
 from dataclasses import dataclass
 
+from faker import Faker
+
 from enterprise_envs.mocks._core.clock import SimClock
 from enterprise_envs.mocks._core.ids import IdFactory, format_number, seeded_rng
 from enterprise_envs.mocks._core.models import create_schema
 from enterprise_envs.mocks._core.store import Store, connect, install_change_log
 from enterprise_envs.mocks._core.system import WORLD_SIZES, System
-from faker import Faker
 
 NUMBER_COUNTER = "_number_counter"
 #: Record numbers start here, as on a fresh instance (INC0010001).

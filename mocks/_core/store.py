@@ -4,26 +4,29 @@ The service layer runs millions of calls, so rows go through the raw ``sqlite3``
 with SQL generated once per table from the catalog (an ORM round trip costs more than the
 whole read budget). The schema itself comes from the SQLModel classes.
 
-Every write is recorded by SQLite triggers in ``_change_log`` (table, sys_id and the row as it
-was before its first change), inside the same transaction, so a rolled-back call leaves no
-trace and the verifier's diff costs O(changed rows), whatever the world's size.
+Every write is recorded by SQLite triggers in ``_change_log`` (table, sys_id) and
+``_before_<table>`` (the row as it was before its first change), inside the same
+transaction, so a rolled-back call leaves no trace and the verifier's diff costs
+O(changed rows), whatever the world's size.
 """
 
 from __future__ import annotations
 
-import json
+import functools
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from enterprise_envs.mocks._core.schema import Catalog, TableSpec
+from enterprise_envs.mocks._core.schema import Catalog
 
 Row = dict[str, str]
 
 CHANGE_LOG = "_change_log"
-#: SQLite's default limit on function arguments; wider tables are logged in chunks.
-_MAX_FUNCTION_ARGS = 100
+
+
+class ReadOnlyViolation(RuntimeError):
+    """A READ tool (or other read-only block) tried to write."""
 
 
 def _marks(count: int) -> str:
@@ -36,44 +39,54 @@ def connect() -> sqlite3.Connection:
     Autocommit mode (the store issues BEGIN/COMMIT itself) and usable from the worker threads
     MCP servers run tools in; callers serialize access with their own lock.
     """
-    conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False, cached_statements=512)
+    conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False, cached_statements=256)
     return conn
 
 
-def _old_row_json(table: TableSpec) -> str:
-    """SQL that serializes OLD.* as a JSON array, in column order, within the argument limit."""
-    cols = [f'OLD."{name}"' for name in table.columns]
-    chunks = [cols[i : i + _MAX_FUNCTION_ARGS] for i in range(0, len(cols), _MAX_FUNCTION_ARGS)]
-    return "json_array(" + ", ".join(f"json_array({', '.join(chunk)})" for chunk in chunks) + ")"
+def _before_table(table: str) -> str:
+    return f"_before_{table}"
 
 
 def install_change_log(conn: sqlite3.Connection, catalog: Catalog) -> None:
-    """Create the change-log table and its triggers on every catalog table.
+    """Create the change log, the before-image tables and their triggers on every catalog table.
 
     Called once when a world is built, after the bulk load, so the snapshot carries the
-    triggers and an empty log.
+    triggers and an empty log. Each table gets a shadow table holding the first before-image
+    of every row changed; the triggers copy the row with ``SELECT *`` rather than listing its
+    columns, which keeps the parsed schema (paid per connection, per env) small.
     """
     conn.execute(
-        f"CREATE TABLE {CHANGE_LOG} (tbl TEXT NOT NULL, sys_id TEXT NOT NULL, before TEXT, "
-        "seq INTEGER NOT NULL, PRIMARY KEY (tbl, sys_id))"
+        f"CREATE TABLE {CHANGE_LOG} (tbl TEXT NOT NULL, sys_id TEXT NOT NULL, inserted INTEGER NOT NULL, "
+        "seq INTEGER NOT NULL, PRIMARY KEY (tbl, sys_id)) WITHOUT ROWID"
     )
     seq = f"(SELECT COUNT(*) FROM {CHANGE_LOG})"
     for table in catalog.values():
-        name = table.name
-        old = _old_row_json(table)
+        name, before = table.name, _before_table(table.name)
+        columns = ", ".join(f'"{col}" TEXT' for col in table.columns)
+        copy = f'INSERT OR IGNORE INTO "{before}" SELECT * FROM "{name}" WHERE sys_id = OLD.sys_id;'
+        log = f"INSERT OR IGNORE INTO {CHANGE_LOG} VALUES ('{name}', OLD.sys_id, 0, {seq});"
         conn.executescript(
             f"""
-            CREATE TRIGGER _log_ins_{name} AFTER INSERT ON "{name}" BEGIN
-              INSERT OR IGNORE INTO {CHANGE_LOG} VALUES ('{name}', NEW.sys_id, NULL, {seq});
+            CREATE TABLE "{before}" ({columns}, PRIMARY KEY (sys_id)) WITHOUT ROWID;
+            CREATE TRIGGER "_log_ins_{name}" AFTER INSERT ON "{name}" BEGIN
+              INSERT OR IGNORE INTO {CHANGE_LOG} VALUES ('{name}', NEW.sys_id, 1, {seq});
             END;
-            CREATE TRIGGER _log_upd_{name} BEFORE UPDATE ON "{name}" BEGIN
-              INSERT OR IGNORE INTO {CHANGE_LOG} VALUES ('{name}', OLD.sys_id, {old}, {seq});
-            END;
-            CREATE TRIGGER _log_del_{name} BEFORE DELETE ON "{name}" BEGIN
-              INSERT OR IGNORE INTO {CHANGE_LOG} VALUES ('{name}', OLD.sys_id, {old}, {seq});
-            END;
+            CREATE TRIGGER "_log_upd_{name}" BEFORE UPDATE ON "{name}" BEGIN {copy} {log} END;
+            CREATE TRIGGER "_log_del_{name}" BEFORE DELETE ON "{name}" BEGIN {copy} {log} END;
             """
         )
+
+
+@functools.cache
+def _sql_for(catalog: Catalog) -> tuple[dict[str, str], dict[str, str], dict[str, str], dict[tuple, str]]:
+    """SQL text per table, shared by every store over the same catalog (memory per env matters)."""
+    select_cols = {name: ", ".join(f'"{col}"' for col in spec.columns) for name, spec in catalog.items()}
+    insert_sql = {
+        name: f'INSERT INTO "{name}" ({select_cols[name]}) VALUES ({_marks(len(spec.columns))})'
+        for name, spec in catalog.items()
+    }
+    get_sql = {name: f'SELECT {select_cols[name]} FROM "{name}" WHERE sys_id = ?' for name in catalog}
+    return select_cols, insert_sql, get_sql, {}
 
 
 class Store:
@@ -87,17 +100,8 @@ class Store:
     def __init__(self, conn: sqlite3.Connection, catalog: Catalog) -> None:
         self.conn = conn
         self.catalog = catalog
-        self._select_cols = {
-            name: ", ".join(f'"{col}"' for col in table.columns) for name, table in catalog.items()
-        }
-        self._insert_sql = {
-            name: f'INSERT INTO "{name}" ({self._select_cols[name]}) VALUES ({_marks(len(spec.columns))})'
-            for name, spec in catalog.items()
-        }
-        self._get_sql = {
-            name: f'SELECT {self._select_cols[name]} FROM "{name}" WHERE sys_id = ?' for name in catalog
-        }
-        self._update_sql: dict[tuple[str, tuple[str, ...]], str] = {}
+        sql = _sql_for(catalog)
+        self._select_cols, self._insert_sql, self._get_sql, self._update_sql = sql
 
     # -- reads -------------------------------------------------------------------------------
 
@@ -184,31 +188,48 @@ class Store:
 
     @contextmanager
     def read_only(self) -> Iterator[None]:
-        """Reject writes at the SQLite level while inside (READ tools run here)."""
-        self.conn.execute("PRAGMA query_only = 1")
+        """Run reads in a transaction that is always rolled back; a write inside is an error.
+
+        Cheaper than ``PRAGMA query_only``, whose toggling forces every cached statement to
+        be prepared again (it tripled the cost of a read call).
+
+        Raises:
+            ReadOnlyViolation: Something wrote inside (its writes are discarded).
+        """
+        changes = self.conn.total_changes
+        self.conn.execute("BEGIN")
         try:
             yield
+            if self.conn.total_changes != changes:
+                raise ReadOnlyViolation("a read-only operation wrote to the database")
         finally:
-            self.conn.execute("PRAGMA query_only = 0")
+            self.conn.execute("ROLLBACK")
 
     # -- change log --------------------------------------------------------------------------
 
     def changed_rows(self) -> list[tuple[str, str, Row | None]]:
         """(table, sys_id, row before its first change or None if inserted), in write order."""
         out: list[tuple[str, str, Row | None]] = []
-        for tbl, sys_id, before in self.conn.execute(
-            f"SELECT tbl, sys_id, before FROM {CHANGE_LOG} ORDER BY seq, tbl, sys_id"
-        ):
-            if before is None:
+        logged = f"SELECT tbl, sys_id, inserted FROM {CHANGE_LOG} ORDER BY seq, tbl, sys_id"
+        for tbl, sys_id, inserted in self.conn.execute(logged).fetchall():
+            if inserted:
                 out.append((tbl, sys_id, None))
                 continue
-            values = [value for chunk in json.loads(before) for value in chunk]
-            out.append((tbl, sys_id, dict(zip(self.catalog[tbl].columns, values, strict=True))))
+            columns = self.catalog[tbl].columns
+            found = self.conn.execute(
+                f'SELECT {self._select_cols[tbl]} FROM "{_before_table(tbl)}" WHERE sys_id = ?', (sys_id,)
+            ).fetchone()
+            out.append((tbl, sys_id, dict(zip(columns, found, strict=True))))
         return out
 
     def clear_change_log(self) -> None:
         """Forget recorded changes: the current state becomes the diff's starting point."""
-        self.conn.execute(f"DELETE FROM {CHANGE_LOG}")
+        # Skip the writes when the log is empty, so a restored world stays byte-identical to its snapshot.
+        tables = [row[0] for row in self.conn.execute(f"SELECT DISTINCT tbl FROM {CHANGE_LOG}")]
+        if tables:
+            self.conn.execute(f"DELETE FROM {CHANGE_LOG}")
+            for tbl in tables:
+                self.conn.execute(f'DELETE FROM "{_before_table(tbl)}"')
 
     def _column(self, table: str, column: str) -> str:
         if column not in self.catalog[table]:

@@ -7,12 +7,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from sqlalchemy import MetaData
+
 from enterprise_envs.mocks._core.access import AccessPolicy, Identity
 from enterprise_envs.mocks._core.errors import ToolError
 from enterprise_envs.mocks._core.schema import Catalog
 from enterprise_envs.mocks._core.store import Store
 from enterprise_envs.mocks._core.tools import Surface
-from sqlalchemy import MetaData
 
 if TYPE_CHECKING:
     from enterprise_envs.mocks._core.snapshot import WorldBuild

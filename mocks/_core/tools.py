@@ -11,9 +11,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from enterprise_envs.mocks._core.errors import invalid
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
+
+from enterprise_envs.mocks._core.errors import invalid
 
 if TYPE_CHECKING:
     from enterprise_envs.mocks._core.backend import CallContext

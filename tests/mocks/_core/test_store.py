@@ -1,13 +1,12 @@
 """Store and change log over a real in-memory SQLite database."""
 
-import sqlite3
-
 import pytest
-from enterprise_envs.mocks._core.models import build_models
-from enterprise_envs.mocks._core.schema import Catalog, FieldSpec, TableSpec
-from enterprise_envs.mocks._core.store import Store, connect, install_change_log
 from sqlalchemy import create_engine
 from sqlalchemy.pool import StaticPool
+
+from enterprise_envs.mocks._core.models import build_models
+from enterprise_envs.mocks._core.schema import Catalog, FieldSpec, TableSpec
+from enterprise_envs.mocks._core.store import ReadOnlyViolation, Store, connect, install_change_log
 
 WIDE = 130  # wider than SQLite's 100-argument function limit: exercises chunked before-images
 
@@ -75,7 +74,7 @@ def test_rolled_back_transaction_leaves_no_trace(store: Store) -> None:
 
 
 def test_read_only_mode_rejects_writes(store: Store) -> None:
-    with pytest.raises(sqlite3.OperationalError), store.read_only():
+    with pytest.raises(ReadOnlyViolation), store.read_only():
         store.update("ticket", "a" * 32, {"state": "2"})
     assert store.get("ticket", "a" * 32)["state"] == "1"
     store.update("ticket", "a" * 32, {"state": "2"})  # writable again afterwards
