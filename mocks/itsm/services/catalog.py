@@ -15,9 +15,9 @@ from decimal import Decimal, InvalidOperation
 
 from enterprise_envs.mocks._core.backend import CallContext
 from enterprise_envs.mocks._core.store import Row
-from enterprise_envs.mocks.itsm.errors import bad_request, business_rule, mandatory_fields, read_only_fields
+from enterprise_envs.mocks.itsm.errors import bad_request, read_only_fields
 from enterprise_envs.mocks.itsm.services import records
-from enterprise_envs.mocks.itsm.services.common import missing_labels
+from enterprise_envs.mocks.itsm.services.common import refuse_frozen, require
 from enterprise_envs.mocks.itsm.services.problem import TASK_DEFAULTS
 from enterprise_envs.mocks.itsm.tables import behaviour_rules
 
@@ -119,16 +119,12 @@ class RequestRules(records.TableRules):
 
     def before_insert(self, ctx: CallContext, new: Row, supplied: Mapping[str, str]) -> None:
         """A request is for someone; it has no items yet, so no price."""
-        missing = missing_labels(ctx, "sc_request", new, ("requested_for",))
-        if missing:
-            raise mandatory_fields(missing)
+        require(ctx, "sc_request", new, ("requested_for",))
         _derived_price(new, supplied, money(Decimal(0)), None)
 
     def before_update(self, ctx: CallContext, old: Row, new: Row, supplied: Mapping[str, str]) -> None:
         """The price follows the items; the request stays for someone."""
-        missing = missing_labels(ctx, "sc_request", new, ("requested_for",))
-        if missing:
-            raise mandatory_fields(missing)
+        require(ctx, "sc_request", new, ("requested_for",))
         _derived_price(new, supplied, request_total(ctx, old["sys_id"]), old)
 
 
@@ -150,9 +146,7 @@ class RequestedItemRules(records.TableRules):
 
     def before_insert(self, ctx: CallContext, new: Row, supplied: Mapping[str, str]) -> None:
         """An item belongs to a request and orders an active catalog item."""
-        missing = missing_labels(ctx, "sc_req_item", new, ("request", "cat_item"))
-        if missing:
-            raise mandatory_fields(missing)
+        require(ctx, "sc_req_item", new, ("request", "cat_item"))
         item = _orderable(ctx, new["cat_item"])
         request = ctx.store.get("sc_request", new["request"])
         if request is not None:
@@ -164,16 +158,10 @@ class RequestedItemRules(records.TableRules):
 
     def before_update(self, ctx: CallContext, old: Row, new: Row, supplied: Mapping[str, str]) -> None:
         """Closed items are frozen; the price follows the catalog item."""
-        if old["state"] in CLOSED_STATES:
-            raise business_rule(
-                f"Requested item {old['number']} is {ITEM_STATE_LABELS[old['state']]} "
-                "and can no longer be updated"
-            )
+        refuse_frozen("Requested item", old, CLOSED_STATES, ITEM_STATE_LABELS)
         if new["request"] != old["request"]:
             raise read_only_fields([_label(ctx, "request")])
-        missing = missing_labels(ctx, "sc_req_item", new, ("cat_item",))
-        if missing:
-            raise mandatory_fields(missing)
+        require(ctx, "sc_req_item", new, ("cat_item",))
         if new["cat_item"] != old["cat_item"]:
             item = _orderable(ctx, new["cat_item"])
         else:

@@ -18,11 +18,10 @@ from enterprise_envs.mocks._core.store import Row
 from enterprise_envs.mocks.itsm.errors import (
     bad_request,
     business_rule,
-    mandatory_fields,
     read_only_fields,
 )
 from enterprise_envs.mocks.itsm.services import records
-from enterprise_envs.mocks.itsm.services.common import missing_labels
+from enterprise_envs.mocks.itsm.services.common import refuse_frozen, require
 from enterprise_envs.mocks.itsm.services.problem import TASK_DEFAULTS
 from enterprise_envs.mocks.itsm.tables import behaviour_rules
 
@@ -87,9 +86,7 @@ class ChangeRequestRules(records.TableRules):
 
     def before_insert(self, ctx: CallContext, new: Row, supplied: Mapping[str, str]) -> None:
         """A new change needs a short description and starts New (submit it to move it on)."""
-        missing = missing_labels(ctx, "change_request", new, ("short_description",))
-        if missing:
-            raise mandatory_fields(missing)
+        require(ctx, "change_request", new, ("short_description",))
         if new["state"] != NEW and ctx.settings["enforce_state_transitions"]:
             raise business_rule(
                 f"A new change starts in state New, not {STATE_LABELS[new['state']]}: "
@@ -99,10 +96,7 @@ class ChangeRequestRules(records.TableRules):
 
     def before_update(self, ctx: CallContext, old: Row, new: Row, supplied: Mapping[str, str]) -> None:
         """Closed and canceled changes are frozen; state moves follow the type's flow."""
-        if old["state"] in TERMINAL_STATES:
-            raise business_rule(
-                f"Change {old['number']} is {STATE_LABELS[old['state']]} and can no longer be updated"
-            )
+        refuse_frozen("Change", old, TERMINAL_STATES, STATE_LABELS)
         if new["type"] != old["type"] and old["state"] != NEW:
             raise business_rule(f"The type of {old['number']} can only be changed while it is New")
         before, after = old["state"], new["state"]
@@ -134,9 +128,7 @@ class ChangeRequestRules(records.TableRules):
             required.append("assignment_group")
         if after == CLOSED:
             required.extend(CLOSE_FIELDS)
-        missing = missing_labels(ctx, "change_request", new, required)
-        if missing:
-            raise mandatory_fields(missing)
+        require(ctx, "change_request", new, required)
         start, end = new["start_date"], new["end_date"]
         if start and end and start > end:
             raise bad_request(
@@ -270,9 +262,7 @@ class ApprovalRules(records.TableRules):
         if new["state"] not in (APPROVED, REJECTED):
             raise business_rule("An approver can only approve or reject a requested approval")
         if new["state"] == REJECTED:
-            missing = missing_labels(ctx, "sysapproval_approver", new, ("comments",))
-            if missing:
-                raise mandatory_fields(missing)
+            require(ctx, "sysapproval_approver", new, ("comments",))
 
     def after_write(self, ctx: CallContext, old: Row | None, new: Row | None) -> None:
         """Apply a decision to the change it is for."""

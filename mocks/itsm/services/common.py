@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 
 from enterprise_envs.mocks._core.backend import CallContext
 from enterprise_envs.mocks._core.store import Row
-from enterprise_envs.mocks.itsm.errors import bad_request, read_only_fields
+from enterprise_envs.mocks.itsm.errors import bad_request, business_rule, mandatory_fields, read_only_fields
 from enterprise_envs.mocks.itsm.tables import behaviour_rules
 
 PRIORITY_MATRIX: dict[str, str] = dict(behaviour_rules()["incident"]["priority"]["matrix"])
@@ -34,6 +34,21 @@ def missing_labels(ctx: CallContext, table: str, row: Row, fields: Iterable[str]
     """Labels of the given fields that are blank in ``row`` (for a mandatory-fields error)."""
     spec = ctx.store.catalog[table]
     return [spec.field(name).label for name in fields if not row.get(name, "").strip()]  # type: ignore[union-attr]
+
+
+def require(ctx: CallContext, table: str, row: Row, fields: Iterable[str]) -> None:
+    """The data policy: raise the vendor's mandatory-fields error if any field is blank."""
+    missing = missing_labels(ctx, table, row, fields)
+    if missing:
+        raise mandatory_fields(missing)
+
+
+def refuse_frozen(record: str, row: Row, terminal: Iterable[str], state_labels: Mapping[str, str]) -> None:
+    """Records in a terminal state can no longer be updated (a business rule abort)."""
+    if row["state"] in terminal:
+        raise business_rule(
+            f"{record} {row['number']} is {state_labels[row['state']]} and can no longer be updated"
+        )
 
 
 def track_reassignment(old: Row | None, new: Row, supplied: Mapping[str, str]) -> None:

@@ -11,12 +11,13 @@ from collections.abc import Mapping
 from enterprise_envs.mocks._core.backend import CallContext
 from enterprise_envs.mocks._core.schema import FieldSpec
 from enterprise_envs.mocks._core.store import Row
-from enterprise_envs.mocks.itsm.errors import bad_request, business_rule, mandatory_fields
+from enterprise_envs.mocks.itsm.errors import bad_request, business_rule
 from enterprise_envs.mocks.itsm.services import records
 from enterprise_envs.mocks.itsm.services.common import (
     check_assignee_in_group,
     derive_priority,
-    missing_labels,
+    refuse_frozen,
+    require,
     track_reassignment,
 )
 from enterprise_envs.mocks.itsm.services.problem import recount_related_incidents
@@ -71,17 +72,12 @@ class IncidentRules(records.TableRules):
 
     def before_insert(self, ctx: CallContext, new: Row, supplied: Mapping[str, str]) -> None:
         """New incidents need a caller and a short description, then the same rules as updates."""
-        missing = missing_labels(ctx, "incident", new, ("caller_id", "short_description"))
-        if missing:
-            raise mandatory_fields(missing)
+        require(ctx, "incident", new, ("caller_id", "short_description"))
         self._apply(ctx, None, new, supplied)
 
     def before_update(self, ctx: CallContext, old: Row, new: Row, supplied: Mapping[str, str]) -> None:
         """Terminal records are frozen; everything else goes through the state model."""
-        if old["state"] in TERMINAL_STATES:
-            raise business_rule(
-                f"Incident {old['number']} is {STATE_LABELS[old['state']]} and can no longer be updated"
-            )
+        refuse_frozen("Incident", old, TERMINAL_STATES, STATE_LABELS)
         self._caller_reply(ctx, old, new, supplied)
         self._apply(ctx, old, new, supplied)
 
@@ -126,9 +122,7 @@ class IncidentRules(records.TableRules):
             new["hold_reason"] = ""
         if old is not None and before == RESOLVED and after == IN_PROGRESS:
             _reopen(ctx, new)
-        missing = missing_labels(ctx, "incident", new, REQUIRED_ON_STATE.get(after, ()))
-        if missing:
-            raise mandatory_fields(missing)
+        require(ctx, "incident", new, REQUIRED_ON_STATE.get(after, ()))
         now, me = ctx.clock.now_text(), ctx.identity.user_sys_id
         if after in (RESOLVED, CLOSED) and before not in (RESOLVED, CLOSED):
             new["resolved_at"] = new["resolved_at"] or now

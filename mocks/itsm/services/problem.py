@@ -11,9 +11,9 @@ from collections.abc import Mapping
 
 from enterprise_envs.mocks._core.backend import CallContext
 from enterprise_envs.mocks._core.store import Row
-from enterprise_envs.mocks.itsm.errors import bad_request, business_rule, mandatory_fields
+from enterprise_envs.mocks.itsm.errors import bad_request, business_rule
 from enterprise_envs.mocks.itsm.services import records
-from enterprise_envs.mocks.itsm.services.common import derive_priority, missing_labels
+from enterprise_envs.mocks.itsm.services.common import derive_priority, refuse_frozen, require
 from enterprise_envs.mocks.itsm.tables import behaviour_rules
 
 _RULES = behaviour_rules()["problem"]
@@ -57,17 +57,12 @@ class ProblemRules(records.TableRules):
 
     def before_insert(self, ctx: CallContext, new: Row, supplied: Mapping[str, str]) -> None:
         """A new problem needs a short description, then the same rules as an update."""
-        missing = missing_labels(ctx, "problem", new, ("short_description",))
-        if missing:
-            raise mandatory_fields(missing)
+        require(ctx, "problem", new, ("short_description",))
         self._apply(ctx, None, new, supplied)
 
     def before_update(self, ctx: CallContext, old: Row, new: Row, supplied: Mapping[str, str]) -> None:
         """Closed problems are frozen; everything else goes through the state model."""
-        if old["state"] in TERMINAL_STATES:
-            raise business_rule(
-                f"Problem {old['number']} is {STATE_LABELS[old['state']]} and can no longer be updated"
-            )
+        refuse_frozen("Problem", old, TERMINAL_STATES, STATE_LABELS)
         self._apply(ctx, old, new, supplied)
 
     # -- rules ---------------------------------------------------------------------------------
@@ -89,9 +84,7 @@ class ProblemRules(records.TableRules):
             raise bad_request(
                 "Invalid reference for duplicate_of", "A problem cannot be a duplicate of itself"
             )
-        missing = missing_labels(ctx, "problem", new, _required_fields(new))
-        if missing:
-            raise mandatory_fields(missing)
+        require(ctx, "problem", new, _required_fields(new))
         new["problem_state"] = after
         new["active"] = "false" if after == CLOSED else "true"
         if after == CLOSED and before != CLOSED:
