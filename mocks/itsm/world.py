@@ -19,12 +19,22 @@ import time
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from functools import cache
 from itertools import accumulate
 from random import Random
 
 from enterprise_envs.mocks._core.snapshot import WorldBuild
 from enterprise_envs.mocks.itsm import world_data as bank
+from enterprise_envs.mocks.itsm.services.catalog import CLOSED_STAGES, money, parse_price
+from enterprise_envs.mocks.itsm.services.change import (
+    APPROVED,
+    APPROVER_ROLE,
+    CANCELLED,
+    NOT_REQUIRED,
+    REJECTED,
+    REQUESTED,
+)
 from enterprise_envs.mocks.itsm.tables import behaviour_rules
 
 #: The service-desk agent the Gym agent acts as (roles ``itil``, member of Service Desk).
@@ -141,12 +151,18 @@ _STOP_WORDS = frozenset(
         "with", "work", "working", "would", "you", "your",
     }
 )  # fmt: skip
-#: Words of a caller's own reply, and of the service desk writing to a caller.
-_CALLER_WORDS = frozenset({"i", "me", "my", "thank"})
-_AGENT_WORDS = frozenset({"we", "us", "our", "please", "your", "i've", "i'll", "we've", "we're", "we'll"})
 
 _PROBLEM_STATE_SHARES = {"101": 0.15, "102": 0.15, "103": 0.20, "104": 0.15, "106": 0.15, "107": 0.20}
 _CHANGE_STATE_WEIGHTS = {"-5": 10, "-4": 8, "-3": 8, "-2": 12, "-1": 6, "0": 8, "3": 42, "4": 6}
+#: Changes every world holds first, so each approval step has a change waiting in it:
+#: (type, state, rejected) for a normal change at Assess and at Authorize, an emergency change
+#: at Authorize and a normal change rejected back to New.
+_REQUIRED_CHANGES: tuple[tuple[str, str, bool | None], ...] = (
+    ("normal", "-4", None),
+    ("normal", "-3", None),
+    ("emergency", "-3", None),
+    ("normal", "-5", True),
+)
 _CHANGE_CLOSE_WEIGHTS = {"successful": 80, "successful_issues": 14, "unsuccessful": 6}
 #: Close notes per change close code (changes have no template text for the outcome).
 _CHANGE_CLOSE_NOTES = {
@@ -163,14 +179,15 @@ _REJECTION_COMMENTS = (
 )
 
 #: A request's phase and the states its items take in that phase.
-_REQUEST_PHASES = {"pending": 10, "open": 15, "in_progress": 25, "closed": 50}
-_RITM_STAGE = {
-    "-5": "waiting_for_approval", "1": "request_approved", "2": "fulfillment", "3": "complete",
-    "4": "complete", "7": "Request Cancelled",
-}  # fmt: skip
+#: Catalog items need no approval, so nothing waits in Pending: a request is just ordered (its
+#: items Open), in progress, or closed.
+_REQUEST_PHASES = {"open": 25, "in_progress": 25, "closed": 50}
+#: An item's state and stage as the catalog service creates it (closed stages: CLOSED_STAGES).
+OPEN_ITEM, OPEN_ITEM_STAGE = "1", "request_approved"
+#: A request's request_state and stage from its items' state; "requested" as newly ordered.
 _REQUEST_STATE_NAMES = {
-    "-5": "requested", "1": "in_process", "2": "in_process", "3": "closed_complete",
-    "4": "closed_incomplete", "7": "closed_cancelled",
+    "1": "requested", "2": "in_process", "3": "closed_complete", "4": "closed_incomplete",
+    "7": "closed_cancelled",
 }  # fmt: skip
 
 #: Which group writes the knowledge articles of each category (else the Service Desk).
@@ -337,6 +354,8 @@ class _Task:
     updated: int = 0
     topic: int = -1
     opener: Person | None = None
+    approvals: list[Row] = field(default_factory=list)
+    closer: Person | None = None
 
 
 @dataclass(eq=False)
@@ -1004,19 +1023,27 @@ def _any_ci(world: _World, *families: str) -> Row | None:
 
 
 def _build_changes(world: _World) -> None:
-    """change_request rows and sysapproval_approver rows consistent with each change's state."""
+    """change_request rows and the sysapproval_approver rows the approval engine would have made."""
     rng = world.rng
     tasks = []
-    for _ in range(world.counts["changes"]):
-        template = rng.choice(bank.CHANGE_TEMPLATES)
-        kind = str(template["type"])
-        flow = _CHANGE_FLOWS.get(kind, _CHANGE_FLOWS["normal"])
-        state = _Picker(rng, {s: w for s, w in _CHANGE_STATE_WEIGHTS.items() if s in flow or s == "4"})()
-        tasks.append(_plan_change(world, template, kind, state, flow))
+    for index in range(world.counts["changes"]):
+        required = _REQUIRED_CHANGES[index] if index < len(_REQUIRED_CHANGES) else None
+        templates = [t for t in bank.CHANGE_TEMPLATES if required and t["type"] == required[0]]
+        rejected: bool | None = None
+        if required and templates:
+            template = rng.choice(templates)
+            kind, state, rejected = required
+            flow = _CHANGE_FLOWS.get(kind, _CHANGE_FLOWS["normal"])
+        else:
+            template = rng.choice(bank.CHANGE_TEMPLATES)
+            kind = str(template["type"])
+            flow = _CHANGE_FLOWS.get(kind, _CHANGE_FLOWS["normal"])
+            state = _Picker(rng, {s: w for s, w in _CHANGE_STATE_WEIGHTS.items() if s in flow or s == "4"})()
+        tasks.append(_plan_change(world, template, kind, state, flow, rejected))
     _number_in_order(world, "change_request", tasks)
     world.changes = tasks
     world.add("change_request", [task.row for task in tasks])
-    world.add("sysapproval_approver", [row for task in tasks for row in _approvals(world, task)])
+    world.add("sysapproval_approver", [row for task in tasks for row in task.approvals])
 
 
 def _change_times(world: _World, state: str) -> tuple[int, int, int, int]:
@@ -1053,29 +1080,41 @@ def _change_times(world: _World, state: str) -> tuple[int, int, int, int]:
     return opened, start, end, finished
 
 
-def _change_approval(world: _World, kind: str, state: str, prior: str) -> str:
-    """The change's approval field for its state (``prior`` is where a canceled one stopped)."""
+def _change_approval(world: _World, kind: str, state: str, prior: str, rejected: bool | None) -> str:
+    """The change's approval field for its state (``prior`` is where a canceled one stopped).
+
+    A New change has not been submitted, or was submitted and rejected (``rejected`` forces
+    the choice). Submitting sets ``requested`` (a standard change is pre-approved); the
+    engine sets ``approved`` when the CAB authorizes it; canceling leaves the field as it was.
+    """
     at = prior if state == "4" else state
     if at == "-5":
-        return (
-            "rejected"
-            if kind != "standard" and state == "-5" and world.rng.random() < 0.2
-            else "not requested"
-        )
-    if at in ("-4", "-3"):
+        if kind == "standard" or state != "-5":
+            return "not requested"
+        if rejected is None:
+            rejected = world.rng.random() < 0.2
+        return "rejected" if rejected else "not requested"
+    if at in ("-4", "-3") and kind != "standard":
         return "requested"
     return "approved"
 
 
 def _plan_change(
-    world: _World, template: Mapping[str, object], kind: str, state: str, flow: list[str]
+    world: _World,
+    template: Mapping[str, object],
+    kind: str,
+    state: str,
+    flow: list[str],
+    rejected: bool | None = None,
 ) -> _Task:
-    """One change request."""
+    """One change request, with its approvals."""
     rng = world.rng
     opened, start, end, finished = _change_times(world, state)
     prior = rng.choice([s for s in _CHANGE_CANCEL_FROM if s in flow]) if state == "4" else state
+    approval = _change_approval(world, kind, state, prior, rejected)
     group = str(template["group"])
-    assigned = state != "-5" or rng.random() < 0.5
+    # Submitted changes needed an assignment group (a rejected one was submitted once).
+    assigned = state != "-5" or approval == "rejected" or rng.random() < 0.5
     assignee = _member_of(world, group) if state != "-5" else None
     requester = _member_of(world, group)
     ci = _pick_ci(world, template.get("ci_kind")) or _any_ci(world, "server", "application")
@@ -1087,7 +1126,7 @@ def _plan_change(
         "sys_id": world.sys_id(),
         "type": kind,
         "state": state,
-        "approval": _change_approval(world, kind, state, prior),
+        "approval": approval,
         "active": "false" if state in ("3", "4") else "true",
         "short_description": _fill(str(template["short_description"]), values),
         "description": _fill(str(template["description"]), values),
@@ -1121,8 +1160,10 @@ def _plan_change(
     _close_change(world, task, start, end)
     task.updated = _change_updated(world, task, end)
     actor = assignee or requester
+    # The last approval event (submission, a decision) may be what last touched the change.
+    task.approvals, last_actor = _approvals(world, task, prior, actor)
     steps = len(flow[: flow.index(prior) + 1]) + (state == "4")
-    row.update(_stamps(opened, requester.user_name, task.updated, actor.user_name, steps))
+    row.update(_stamps(opened, requester.user_name, task.updated, (last_actor or actor).user_name, steps))
     return task
 
 
@@ -1156,24 +1197,78 @@ def _close_change(world: _World, task: _Task, start: int, end: int) -> None:
         row["closed_by"] = task.assignee.sys_id if task.assignee else ""
 
 
-def _approvals(world: _World, task: _Task) -> list[Row]:
-    """sysapproval_approver rows of one change, consistent with its approval field."""
+def _group_manager(world: _World, name: str) -> Person | None:
+    """The manager of a group, as a planned person."""
+    manager = world.groups[name]["manager"] if name in world.groups else ""
+    return next((p for p in world.members.get(name, []) if p.sys_id == manager), None)
+
+
+def _cab_approvers(world: _World) -> list[Person]:
+    """Who the engine asks at Authorize: active CAB members with the approver role, by sys_id."""
+    approvers = {
+        p.sys_id: p
+        for p in world.members.get(CAB_GROUP, [])
+        if p.active and APPROVER_ROLE in p.roles.split(",")
+    }
+    return [approvers[key] for key in sorted(approvers)]
+
+
+def _event_times(rng: Random, first: int, last: int, n: int, pinned: bool) -> list[int]:
+    """``n`` times a minute or more apart in [first, last]; the last one is ``last`` if ``pinned``."""
+    drawn = n - 1 if pinned else n
+    top = last - (drawn + int(pinned)) * _MINUTE
+    times = sorted(_between(rng, first, top) for _ in range(drawn))
+    times = [when + index * _MINUTE for index, when in enumerate(times)]
+    return [*times, last] if pinned else times
+
+
+def _approvals(world: _World, task: _Task, prior: str, actor: Person) -> tuple[list[Row], Person | None]:
+    """The sysapproval_approver rows the approval engine leaves on a change, and who last touched it.
+
+    As in ``services/change.py``: submitting a normal change asks its assignment group's
+    manager (technical approval, Assess); that approval asks every CAB member with the
+    approver role (Authorize); the first CAB approval schedules the change and makes the
+    other CAB approvals no longer required. An emergency change goes straight to the CAB, a
+    standard one has no approvals. A rejection sends the change back to New (the other
+    pending approvals are no longer required); canceling cancels the pending ones.
+
+    Returns the rows and, when the last approval event is the change's last update (it is
+    waiting for approval, was just scheduled or rejected), the person who made it.
+    """
     row, rng = task.row, world.rng
-    approval, kind = row["approval"], row["type"]
-    if approval == "not requested" or kind == "standard" or not world.members.get(CAB_GROUP):
-        return []
-    cab = world.members[CAB_GROUP]
-    approvers = rng.sample(cab, min(len(cab), rng.randint(2, 3)))
-    # Asked soon after opening; decided before the work starts and by the change's last update.
-    latest = min(task.updated, task.start) if approval == "approved" else task.updated
-    asked = min(task.opened + rng.randint(10 * _MINUTE, _DAY), latest - 2 * _MINUTE)
-    # A change canceled while awaiting approval cancels its approvals there and then.
-    cancelled = task.state == "4" and approval == "requested"
-    decided = task.updated if cancelled else _between(rng, asked + _MINUTE, latest - _MINUTE)
-    out = []
-    for index, approver in enumerate(approvers):
-        state, comments, updated = _approval_state(world, task, approval, index)
-        when = decided if updated else asked
+    kind, approval = row["type"], row["approval"]
+    manager = _group_manager(world, task.group)
+    cab = _cab_approvers(world)
+    normal = kind == "normal"
+    if kind == "standard" or approval == "not requested" or not cab or (normal and manager is None):
+        return [], None
+    # How far the approvals got: "assess" (technical pending), "authorize" (CAB pending), "done".
+    at = prior if task.state == "4" else task.state
+    if approval == "approved":
+        reached = "done"
+    elif approval == "rejected":
+        reached = "assess" if normal and rng.random() < 0.5 else "authorize"
+    else:
+        reached = "assess" if at == "-4" else "authorize"
+    # The state the last approval step left its approvals in.
+    pending = {"approved": APPROVED, "rejected": REJECTED, "requested": REQUESTED}[approval]
+    outcome = CANCELLED if task.state == "4" and pending == REQUESTED else pending
+    # Events: submission, the technical decision (normal), the CAB decision, a cancellation.
+    n_events = 1 + int(normal and reached != "assess") + int(outcome in (APPROVED, REJECTED, CANCELLED))
+    if reached == "done" and task.state != "-2":
+        # Decided before the work started (or the change was canceled).
+        last, pinned = min(task.updated, task.start) - _MINUTE, False
+    else:
+        last, pinned = task.updated, True
+    times = _event_times(rng, task.opened + _MINUTE, last, n_events, pinned)
+    submitted, decided = times[0], times[-1]
+    cab_asked = times[1] if normal and reached != "assess" else submitted
+    out: list[Row] = []
+
+    def add(
+        approver: Person, group: str, asked: int, asker: Person, state: str, by: Person | None, when: int
+    ) -> None:
+        """One approval row, asked by ``asker`` at ``asked``; ``by`` decided (or closed) it at ``when``."""
         out.append(
             {
                 "sys_id": world.sys_id(),
@@ -1181,31 +1276,36 @@ def _approvals(world: _World, task: _Task) -> list[Row]:
                 "sysapproval": row["sys_id"],
                 "source_table": "change_request",
                 "state": state,
-                "comments": comments,
-                "group": _group_id(world, CAB_GROUP),
+                "comments": rng.choice(_REJECTION_COMMENTS) if state == REJECTED else "",
+                "group": group,
                 **_stamps(
-                    asked,
-                    ADMIN_USER_NAME,
-                    when,
-                    approver.user_name if updated else ADMIN_USER_NAME,
-                    int(updated),
+                    asked, asker.user_name, when if by else asked, (by or asker).user_name, int(bool(by))
                 ),
             }
         )
-    return out
 
-
-def _approval_state(world: _World, task: _Task, approval: str, index: int) -> tuple[str, str, bool]:
-    """(state, comments, decided?) of the index-th approver of a change."""
-    if approval == "approved":
-        return "approved", "", True
-    if approval == "rejected":
-        if index == 0:
-            return "rejected", world.rng.choice(_REJECTION_COMMENTS), True
-        return "not_required", "", True
-    if task.state == "4":
-        return "cancelled", "", True
-    return "requested", "", False
+    decider: Person | None = None
+    if normal:
+        assert manager is not None
+        group = row["assignment_group"]
+        if reached == "assess":
+            # Still waiting for the manager, or they rejected it, or the change was canceled.
+            decider = {REQUESTED: None, REJECTED: manager, CANCELLED: actor}[outcome]
+            add(manager, group, submitted, actor, outcome, decider, decided)
+            return out, (decider or actor) if pinned else None
+        add(manager, group, submitted, actor, APPROVED, manager, cab_asked)
+    # The CAB is asked by whoever moved the change to Authorize.
+    asker = manager if normal and manager is not None else actor
+    cab_group = _group_id(world, CAB_GROUP)
+    # One CAB decision settles it (the others no longer required); canceling cancels them all.
+    if outcome in (APPROVED, REJECTED):
+        decider = rng.choice(cab)
+    elif outcome == CANCELLED:
+        decider = actor
+    for person in cab:
+        state = outcome if outcome in (REQUESTED, CANCELLED) or person is decider else NOT_REQUIRED
+        add(person, cab_group, cab_asked, asker, state, decider, decided)
+    return out, (decider or asker) if pinned else None
 
 
 # --------------------------------------------------------------------------------------------
@@ -1637,8 +1737,9 @@ def _journal_entries(
 ) -> list[_Entry]:
     """Work notes and comments on an incident, in time order, between opening and its end.
 
-    The worker writes work notes and most comments; some comments are the caller's replies.
-    An incident awaiting the caller ends with a comment to them.
+    The worker (IT staff) writes work notes and the service desk's comments; some comments are
+    the caller's own replies, from the caller-reply bank. An incident awaiting the caller ends
+    with a comment to them.
     """
     rng = world.rng
     n = rng.choice(_JOURNAL_COUNTS[task.state])
@@ -1710,26 +1811,21 @@ def _is_generic(text: str) -> bool:
     return all(len(words & topic) < _TOPIC_OVERLAP for topic in _symptom_words())
 
 
-@cache
-def _is_caller_voice(text: str) -> bool:
-    """True for a comment written by the caller rather than to them.
-
-    The bank mixes both in COMMENT_TEMPLATES; a caller's reply speaks in the first person
-    and carries no placeholders or service-desk phrasing ("we", "please", "your").
-    """
-    words = set(re.findall(r"[a-z']+", text.lower()))
-    return "{" not in text and ("i'm" in words or bool(words & _CALLER_WORDS and not words & _AGENT_WORDS))
+#: The bank's journal lines by kind: internal work notes, the service desk's comments to the
+#: caller, and the caller's own replies.
+_JOURNAL_BANKS: dict[str, tuple[str, ...]] = {
+    "work_notes": bank.WORK_NOTE_TEMPLATES,
+    "comments": bank.COMMENT_TEMPLATES,
+    "replies": bank.CALLER_REPLY_TEMPLATES,
+}
 
 
 @cache
 def _journal_lines(kind: str, topic: int, situation: tuple[str, ...]) -> tuple[str, ...]:
     """Bank lines of one kind (work_notes, comments, replies) that fit an incident (cached)."""
-    if kind == "work_notes":
-        texts = list(bank.WORK_NOTE_TEMPLATES)
-    else:
-        texts = [t for t in bank.COMMENT_TEMPLATES if _is_caller_voice(t) == (kind == "replies")]
+    texts = _JOURNAL_BANKS[kind]
     fitting = tuple(_on_topic([t for t in texts if _allowed(t, situation)], topic))
-    return fitting or tuple(texts)
+    return fitting or texts
 
 
 @cache
@@ -1773,18 +1869,18 @@ def _count_links(world: _World, tasks: list[_Task]) -> None:
 
 
 def _build_requests(world: _World) -> None:
-    """sc_request rows and their sc_req_item rows."""
+    """sc_request rows and their sc_req_item rows, as the catalog's order service makes them."""
     rng = world.rng
     phase = _Picker(rng, _REQUEST_PHASES)
     pool = _callers(world)
     items = list(bank.CATALOG_ITEMS)
-    item_ids = world.rows["sc_cat_item"]
+    item_rows = world.rows["sc_cat_item"]
     requests = [_plan_request(world, phase(), rng.choice(pool)) for _ in range(world.counts["requests"])]
     _number_in_order(world, "sc_request", requests)
     ritms: list[_Task] = []
     for request in requests:
         chosen = rng.sample(range(len(items)), min(len(items), rng.choices((1, 2, 3), (75, 20, 5))[0]))
-        lines = [_plan_item(world, request, items[i], item_ids[i]) for i in chosen]
+        lines = [_plan_item(world, request, items[i], item_rows[i]) for i in chosen]
         _roll_up(request, lines)
         ritms += lines
     # Items are numbered in request order, as the catalog checkout creates them.
@@ -1795,7 +1891,7 @@ def _build_requests(world: _World) -> None:
 
 
 def _plan_request(world: _World, phase: str, requester: Person) -> _Task:
-    """One request header in a phase (pending approval, open, in progress or closed)."""
+    """One request header in a phase (just ordered, in progress or closed)."""
     rng, now = world.rng, world.now
     if phase == "closed":
         closed = now - rng.randint(_HOUR, world.history() - 20 * _DAY)
@@ -1819,86 +1915,90 @@ def _plan_request(world: _World, phase: str, requester: Person) -> _Task:
 def _item_state(world: _World, phase: str) -> str:
     """A requested item's state in its request's phase."""
     rng = world.rng
-    if phase == "pending":
-        return "-5"
     if phase == "open":
-        return "1"
+        return OPEN_ITEM
     if phase == "in_progress":
-        return rng.choices(("1", "2", "3"), (2, 6, 2))[0]
+        return rng.choices((OPEN_ITEM, "2", "3"), (2, 6, 2))[0]
     return rng.choices(("3", "4", "7"), (85, 9, 6))[0]
 
 
 def _plan_item(world: _World, request: _Task, spec: Mapping[str, str], item: Row) -> _Task:
-    """One requested item (RITM) of a request."""
+    """One requested item (RITM) of a request, with the values the catalog service derives.
+
+    Like ``services/catalog.py`` on insert: the item's name as short description, its unit
+    price, its fulfilment group, the request's requester and opener, Open at stage
+    ``request_approved`` and approved (catalog items need no approval). A closed item is
+    inactive, with when and by whom it was closed and its closed state's stage.
+    """
     rng = world.rng
     state = _item_state(world, request.state)
     group = spec["group"]
-    # Fulfilment starts once work does; a rejected (skipped) item never had a fulfiller.
+    closed_state = state in CLOSED_STAGES
+    # Fulfilment starts once work does; a skipped item is closed by its group without work.
     worker = _member_of(world, group) if state in ("2", "3", "4") else None
+    closer = (worker or _member_of(world, group)) if closed_state else None
     quantity = 2 if rng.random() < 0.08 else 1
     row = {
         **_TASK_DEFAULTS,
         "sys_id": world.sys_id(),
         "request": request.row["sys_id"],
+        "requested_for": request.row["requested_for"],
         "cat_item": item["sys_id"],
-        "short_description": spec["short_description"],
+        "short_description": item["name"],
         "quantity": str(quantity),
-        "price": spec["price"],
+        "price": money(parse_price(item["price"])),
         "state": state,
-        "stage": _RITM_STAGE[state],
-        "approval": "requested" if state == "-5" else "rejected" if state == "7" else "approved",
-        "active": "true" if state in ("-5", "1", "2") else "false",
+        "stage": CLOSED_STAGES[state] if closed_state else OPEN_ITEM_STAGE,
+        "approval": "approved",
+        "active": "false" if closed_state else "true",
         "opened_by": request.row["opened_by"],
         "opened_at": request.row["opened_at"],
-        "assignment_group": _group_id(world, group),
+        "assignment_group": item["group"],
         "assigned_to": worker.sys_id if worker else "",
         "sys_class_name": "sc_req_item",
     }
     closed = 0
-    if state in ("3", "4", "7"):
+    if closer is not None:
         closed = request.closed or _between(rng, request.opened + _HOUR, world.now - _MINUTE)
         row["closed_at"] = _fmt(closed)
-        row["closed_by"] = worker.sys_id if worker else ""
-    return _Task(row, request.opened, state, group, worker, closed=closed)
-
-
-def _price(text: str) -> float:
-    """A catalog price as a number ("$1,299.00" and "1299" both work)."""
-    cleaned = re.sub(r"[^0-9.]", "", text)
-    return float(cleaned) if cleaned else 0.0
+        row["closed_by"] = closer.sys_id
+    return _Task(row, request.opened, state, group, worker, closed=closed, closer=closer)
 
 
 def _roll_up(request: _Task, lines: list[_Task]) -> None:
-    """The request's state, totals, short description and stamps from its items."""
+    """The request's state, total price, text and stamps from its items."""
     row, states = request.row, [line.state for line in lines]
-    if all(state in ("3", "4", "7") for state in states):
+    if all(state in CLOSED_STAGES for state in states):
         state = "3" if "3" in states else "4" if "4" in states else "7"
     elif "2" in states or "3" in states:
         state = "2"
     else:
-        state = "-5" if "-5" in states else "1"
+        state = OPEN_ITEM  # as ordered: the service's new request
     closed = [line.closed for line in lines if line.closed]
-    total = sum(_price(line.row["price"]) * int(line.row["quantity"]) for line in lines)
-    single = lines[0].row["short_description"] if len(lines) == 1 else f"Request for {len(lines)} items"
+    # The catalog's request_total: the sum of price x quantity over the items.
+    total = sum((parse_price(line.row["price"]) * int(line.row["quantity"]) for line in lines), Decimal(0))
+    names = [line.row["short_description"] for line in lines]
+    ordered = "; ".join(f"{line.row['quantity']} x {name}" for line, name in zip(lines, names, strict=True))
     row.update(
         {
             "state": state,
             "request_state": _REQUEST_STATE_NAMES[state],
             "stage": _REQUEST_STATE_NAMES[state],
-            "approval": "requested" if state == "-5" else "approved",
-            "active": "false" if state in ("3", "4", "7") else "true",
-            "price": f"{total:.2f}",
-            "short_description": single,
+            "approval": "approved",
+            "active": "false" if state in CLOSED_STAGES else "true",
+            "price": money(total),
+            "short_description": names[0] if len(lines) == 1 else f"Request for {len(lines)} items",
+            "description": f"Order: {ordered}",
         }
     )
     if row["active"] == "false":
         last = max(lines, key=lambda line: line.closed)
-        row["closed_at"] = _fmt(last.closed)
-        row["closed_by"] = last.assignee.sys_id if last.assignee else ""
+        row["closed_at"], row["closed_by"] = last.row["closed_at"], last.row["closed_by"]
     assert request.caller is not None
     opener = request.caller.user_name
     row.update(_stamps(request.opened, opener, max([request.opened, *closed]), opener, 1 + len(closed)))
     for line in lines:
-        actor = line.assignee.user_name if line.assignee else opener
-        mods = 1 + (line.state != "-5") + bool(line.closed)
+        worker = line.closer or line.assignee
+        actor = worker.user_name if worker else opener
+        mods = int(line.state != OPEN_ITEM) + bool(line.closed)
         line.row.update(_stamps(request.opened, opener, line.closed or request.opened, actor, mods))

@@ -13,9 +13,10 @@ like a real enterprise help desk.
 
 Placeholders:
     Incident and change text may contain only ``{ci_name}``, ``{app_name}`` and
-    ``{location}``. Journal lines (work notes, comments, close notes) may contain only
-    ``{caller_first_name}``, ``{group}`` and ``{number}``. Knowledge article bodies and
-    every other string contain no placeholders. Fill them with ``str.format``.
+    ``{location}``. Journal lines (work notes, comments, caller replies, close notes) may
+    contain only ``{caller_first_name}``, ``{group}`` and ``{number}``; a caller's reply never
+    names the caller. Knowledge article bodies and every other string contain no placeholders.
+    Fill them with ``str.format``.
 
 Codes:
     Choice values follow ServiceNow base conventions: incident ``impact``/``urgency`` are
@@ -6926,7 +6927,7 @@ PROBLEM_TEMPLATES: Final[tuple[ProblemTemplateSpec, ...]] = (
 )
 
 # ---------------------------------------------------------------------------
-# Journal text: work notes (internal), comments (customer-visible), close notes
+# Journal text: work notes (internal), comments (customer-visible), caller replies, close notes
 # ---------------------------------------------------------------------------
 
 WORK_NOTE_TEMPLATES: Final[tuple[str, ...]] = (
@@ -6968,6 +6969,7 @@ WORK_NOTE_TEMPLATES: Final[tuple[str, ...]] = (
     "Checked with {group}: no planned maintenance scheduled for this service today.",
 )
 
+#: Comments the service desk writes to the caller (customer-visible).
 COMMENT_TEMPLATES: Final[tuple[str, ...]] = (
     "Hi {caller_first_name}, thanks for contacting the Service Desk. Your incident {number} has been logged.",
     "Hi {caller_first_name}, I've passed this to the {group} team, who handle this type of issue.",
@@ -6980,7 +6982,7 @@ COMMENT_TEMPLATES: Final[tuple[str, ...]] = (
     "Service has been restored. Please let us know if you still see any problems.",
     "We're waiting for a response from the vendor and have put {number} on hold until we hear back.",
     "Your access request has been approved. Please sign out and back in for it to take effect.",
-    "The replacement part has been ordered and should arrive in 2-3 business days.",
+    "Your replacement part has been ordered and should arrive in 2-3 business days.",
     "A loaner laptop is ready for you to collect from the IT bar.",
     "Can you confirm which office and floor you're on, and a phone number we can reach you on?",
     "I've sent you a knowledge article that walks through the fix. Let us know if the steps don't work.",
@@ -6993,12 +6995,30 @@ COMMENT_TEMPLATES: Final[tuple[str, ...]] = (
     "For security reasons we can't reset MFA by email. Please call the Service Desk so we can verify you.",
     "I've raised the priority with {group} because this is affecting your whole team.",
     "Your incident {number} has been resolved. If the problem comes back, reply within 7 days to reopen it.",
+    "Thanks {caller_first_name}, that's helpful. We'll look into it and come back to you.",
+)
+
+#: Comments the caller writes on their own incident, in the first person. The caller does not
+#: address themselves, so these never use ``{caller_first_name}``.
+CALLER_REPLY_TEMPLATES: Final[tuple[str, ...]] = (
     "Tried the steps you sent but I still get the same error.",
-    "It happened again this morning at about 9:15, same message as before.",
-    "Yes, that fixed it. Thank you for the quick help!",
+    "It happened to me again this morning at about 9:15, same message as before.",
+    "Yes, that fixed it for me. Thank you for the quick help!",
     "I'm out of the office until Monday. Can we pick this up then?",
     "Is there any update on this? It's still stopping me from working.",
-    "Thanks {caller_first_name}, that's helpful. We'll look into it and come back to you.",
+    "I've attached a screenshot of the error. It appeared at 10:42 when I opened the file.",
+    "I restarted my laptop as you suggested but the problem is still there.",
+    "Sorry I missed your call. I'm free any time after 2pm today.",
+    "A couple of people on my team are seeing the same thing, so it's not just me.",
+    "Thanks, I'll try that now and let you know how it goes.",
+    "That worked for me for a while, but the problem came back after lunch.",
+    "I'm at my desk now, so go ahead with the remote session whenever you're ready.",
+    "This is getting urgent for me: I have a client presentation tomorrow morning.",
+    "I haven't installed or updated anything recently. It just started happening yesterday.",
+    "My manager approved this by email yesterday, if that helps.",
+    "It only seems to happen when I'm working from home on the VPN.",
+    "Everything is working normally for me again. Happy for you to close {number}.",
+    "I'm on the third floor near the kitchen. My mobile is the best way to reach me today.",
 )
 
 CLOSE_NOTES_TEMPLATES: Final[tuple[str, ...]] = (

@@ -15,9 +15,10 @@ from functools import cache
 from importlib import resources
 
 import pytest
+from jsonschema import Draft202012Validator
+
 from enterprise_envs.mocks._core.backend import Backend
 from enterprise_envs.mocks.itsm.tables import SPEC_SCHEMAS, json_schema_defs
-from jsonschema import Draft202012Validator
 
 SYS_ID = re.compile(r"^[0-9a-f]{32}$")
 DATETIME = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$")

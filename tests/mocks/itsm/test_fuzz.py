@@ -7,11 +7,11 @@ Arguments are drawn valid-by-schema (with hostile strings: SQL, Unicode, huge) a
 from __future__ import annotations
 
 import pytest
-from enterprise_envs.mocks._core.backend import Backend
-from enterprise_envs.mocks.itsm import ITSM
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from enterprise_envs.mocks._core.backend import Backend
+from enterprise_envs.mocks.itsm import ITSM
 from tests.strategies import ANY_JSON, from_schema
 
 SURFACES = {name: ITSM.surface(name) for name in ("typed", "rest")}

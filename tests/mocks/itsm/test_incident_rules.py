@@ -4,9 +4,9 @@ error and changes nothing (the serialized database is byte-identical)."""
 from __future__ import annotations
 
 import pytest
+
 from enterprise_envs.mocks._core.backend import Backend
 from enterprise_envs.mocks.itsm.services.common import priority_for
-
 from tests.mocks.itsm.helpers import as_user, incident_in_state, requester, table_bytes, user_where
 
 

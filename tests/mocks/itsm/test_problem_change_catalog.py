@@ -10,13 +10,14 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from jsonschema import Draft202012Validator
+
 from enterprise_envs.mocks._core.access import Identity
 from enterprise_envs.mocks._core.backend import Backend, CallResult
 from enterprise_envs.mocks._core.store import Row
 from enterprise_envs.mocks.itsm import ITSM, identity_of
 from enterprise_envs.mocks.itsm.services.change import CAB_GROUP
 from enterprise_envs.mocks.itsm.world import ADMIN_USER_NAME, AGENT_USER_NAME
-from jsonschema import Draft202012Validator
 
 RESOLUTION_FIELDS = {
     "fix_applied": ["Cause notes", "Fix notes"],

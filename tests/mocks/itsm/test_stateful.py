@@ -4,11 +4,12 @@ must leave the database unchanged."""
 
 from __future__ import annotations
 
-from enterprise_envs.mocks._core.backend import Backend
-from enterprise_envs.mocks.itsm import ITSM
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invariant, rule
+
+from enterprise_envs.mocks._core.backend import Backend
+from enterprise_envs.mocks.itsm import ITSM
 
 MATRIX = {(i, u): str(min(5, int(i) + int(u) - 1)) for i in "123" for u in "123"}
 CLOSE_CODES = ["Solution provided", "Workaround provided", "Not a code", ""]

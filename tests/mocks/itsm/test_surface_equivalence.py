@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+
 from enterprise_envs.mocks._core.backend import Backend
 
 

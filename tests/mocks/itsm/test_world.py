@@ -14,12 +14,24 @@ import sys
 from collections import Counter
 from collections.abc import Iterator
 from datetime import timedelta
+from decimal import Decimal
+from string import Formatter
 
 import pytest
+
+from enterprise_envs.mocks._core.backend import Backend
 from enterprise_envs.mocks._core.snapshot import WorldSnapshot, build_snapshot
-from enterprise_envs.mocks.itsm import ITSM, ITSM_EPOCH
+from enterprise_envs.mocks.itsm import ITSM, ITSM_EPOCH, identity_of
+from enterprise_envs.mocks.itsm.services.catalog import (
+    CLOSED_STAGES,
+    MAX_QUANTITY,
+    MIN_QUANTITY,
+    money,
+    parse_price,
+)
 from enterprise_envs.mocks.itsm.tables import behaviour_rules, itsm_catalog
 from enterprise_envs.mocks.itsm.world import ADMIN_USER_NAME, AGENT_USER_NAME, PLANNED_FIELDS, SIZES
+from enterprise_envs.mocks.itsm.world_data import CALLER_REPLY_TEMPLATES, COMMENT_TEMPLATES
 
 SYS_ID = re.compile(r"^[0-9a-f]{32}$")
 NUMBER = re.compile(r"^(INC|PRB|CHG|REQ|RITM|KB)\d{7}$")
@@ -416,7 +428,9 @@ def test_changes_follow_their_flow_and_approvals(db: sqlite3.Connection) -> None
     votes: dict[str, list[str]] = {}
     for change, state in db.execute("SELECT sysapproval, state FROM sysapproval_approver"):
         votes.setdefault(change, []).append(state)
-    assert set(column(db, "SELECT approver FROM sysapproval_approver")) <= members_of(db, CAB)
+    # Approvers: the CAB, and the managers of the groups changes are assigned to (technical approval).
+    managers = set(column(db, "SELECT manager FROM sys_user_group"))
+    assert set(column(db, "SELECT approver FROM sysapproval_approver")) <= members_of(db, CAB) | managers
     for row in rows(db, "SELECT * FROM change_request"):
         state, approval, mine = row["state"], row["approval"], set(votes.get(row["sys_id"], []))
         assert state in flows[row["type"]] or state == "4", row["number"]
@@ -424,12 +438,16 @@ def test_changes_follow_their_flow_and_approvals(db: sqlite3.Connection) -> None
         if state != "-5":
             assert row["assignment_group"] and row["assigned_to"], row["number"]
         if state in ("-4", "-3"):
-            assert approval == "requested" and mine == {"requested"}, row["number"]
+            assert approval == "requested" and "requested" in mine, row["number"]
         if state in ("-2", "-1", "0", "3"):
             assert approval == "approved", row["number"]
-            assert mine == (set() if row["type"] == "standard" else {"approved"}), row["number"]
+            if row["type"] == "standard":
+                assert not mine, row["number"]
+            else:
+                assert "approved" in mine and mine <= {"approved", "not_required"}, row["number"]
         if approval == "rejected":
-            assert state == "-5" and "rejected" in mine and mine <= {"rejected", "not_required"}
+            assert state == "-5" and row["assignment_group"], row["number"]
+            assert "rejected" in mine and mine <= {"rejected", "approved", "not_required"}
         if approval == "not requested":
             assert not mine
         if state == "3":
@@ -495,13 +513,346 @@ def test_emails_stay_on_example_com(db: sqlite3.Connection) -> None:
 # -- the default size -----------------------------------------------------------------------------
 
 
-def test_default_world_stays_small_and_consistent() -> None:
-    snapshot = build_snapshot(ITSM, "default", 0)
-    assert snapshot.nbytes < 1_500_000
-    conn = _open(snapshot)
+@pytest.fixture(scope="module")
+def default() -> WorldSnapshot:
+    return build_snapshot(ITSM, "default", 0)
+
+
+def test_default_world_stays_small_and_consistent(default: WorldSnapshot) -> None:
+    assert default.nbytes < 1_500_000
+    conn = _open(default)
     assert count(conn, "SELECT COUNT(*) FROM incident") == SIZES["default"]["incidents"]
     assert count(conn, "SELECT COUNT(*) FROM sys_journal_field") > SIZES["default"]["incidents"] // 2
     matrix = RULES["incident"]["priority"]["matrix"]
     found = conn.execute("SELECT impact, urgency, priority FROM incident").fetchall()
     assert all(priority == matrix[f"{impact},{urgency}"] for impact, urgency, priority in found)
     assert count(conn, "SELECT COUNT(*) FROM sys_user WHERE user_name = ?", (AGENT_USER_NAME,)) == 1
+
+
+def test_default_world_follows_the_service_rules(default: WorldSnapshot) -> None:
+    conn = _open(default)
+    seen = check_change_approvals(conn)
+    assert {shape for _, _, shape in seen} >= {("approved", "approved"), (None, "approved")}
+    assert any(kind == "standard" and state not in ("-5", "4") for kind, state, _ in seen)
+    assert {"1", "2", "3"} <= set(check_requested_items(conn))
+    check_link_counts(conn)
+    authors = check_comment_authors(conn)
+    assert authors["caller"] and authors["staff"]
+
+
+# -- agreement with the service layer -------------------------------------------------------------
+# Seeded records must look like what the services (mocks/itsm/services) make, so an agent acting on
+# them meets the same behaviour as on records it creates.
+
+#: (technical approval state, CAB outcome) of a change's approvals; see approval_shape.
+Shape = tuple[str | None, str | None]
+
+
+def cab_approvers(db: sqlite3.Connection) -> list[str]:
+    """Whom the engine asks at Authorize: active CAB members with the approver role."""
+    members = members_of(db, CAB)
+    return sorted(
+        user["sys_id"]
+        for user in rows(db, "SELECT sys_id, active, roles FROM sys_user")
+        if user["sys_id"] in members and user["active"] != "false" and "approver" in user["roles"].split(",")
+    )
+
+
+def approval_shape(db: sqlite3.Connection, change: sqlite3.Row) -> Shape:
+    """A change's approvals as (technical approval state, CAB outcome), checked row by row.
+
+    The CAB outcome is "requested" or "cancelled" (every CAB approver, all in that state),
+    "approved" or "rejected" (one approver decided, the others no longer required), or None.
+    """
+    number = change["number"]
+    user_names = dict(db.execute("SELECT sys_id, user_name FROM sys_user").fetchall())
+    cab_group = db.execute("SELECT sys_id FROM sys_user_group WHERE name = ?", (CAB,)).fetchone()[0]
+    found = rows(db, "SELECT * FROM sysapproval_approver WHERE sysapproval = ?", (change["sys_id"],))
+    for row in found:
+        assert row["source_table"] == "change_request", number
+        assert bool(row["comments"].strip()) == (row["state"] == "rejected"), number
+        assert row["sys_created_on"] <= row["sys_updated_on"] <= change["sys_updated_on"], number
+        assert row["sys_mod_count"] == ("0" if row["state"] == "requested" else "1"), number
+        if row["state"] in ("approved", "rejected"):
+            assert row["sys_updated_by"] == user_names[row["approver"]], number
+    technical = [row for row in found if row["group"] != cab_group]
+    board = [row for row in found if row["group"] == cab_group]
+    tech_state = None
+    if technical:
+        assert len(technical) == 1, number
+        (tech,) = technical
+        manager = db.execute(
+            "SELECT manager FROM sys_user_group WHERE sys_id = ?", (change["assignment_group"],)
+        ).fetchone()[0]
+        assert (tech["approver"], tech["group"]) == (manager, change["assignment_group"]), number
+        tech_state = tech["state"]
+        for row in board:  # the technical approval asked the CAB, there and then
+            asked = (row["sys_created_on"], row["sys_created_by"])
+            assert asked == (tech["sys_updated_on"], user_names[manager]), number
+    if not board:
+        return tech_state, None
+    assert sorted(row["approver"] for row in board) == cab_approvers(db), number
+    assert len({(row["sys_created_on"], row["sys_created_by"]) for row in board}) == 1, number
+    states = Counter(row["state"] for row in board)
+    if set(states) in ({"requested"}, {"cancelled"}):
+        return tech_state, next(iter(states))
+    decided = [state for state in states if state != "not_required"]
+    assert len(decided) == 1 and states[decided[0]] == 1, (number, states)
+    # The deciding approver made the other approvals no longer required, in the same write.
+    assert len({(row["sys_updated_by"], row["sys_updated_on"]) for row in board}) == 1, number
+    return tech_state, decided[0]
+
+
+def engine_shapes(kind: str, state: str, approval: str) -> set[Shape]:
+    """The approvals services/change.py can leave on a change of this type, state and approval."""
+    if kind == "standard" or approval == "not requested":
+        return {(None, None)}
+    tech = "approved" if kind == "normal" else None
+    assess = kind == "normal"
+    if state == "-5" and approval == "rejected":  # rejected at Assess or at Authorize
+        return ({("rejected", None)} if assess else set()) | {(tech, "rejected")}
+    if state == "-4":
+        return {("requested", None)} if assess else set()
+    if state == "-3":
+        return {(tech, "requested")}
+    if state == "4" and approval == "requested":  # canceled while waiting for an approval
+        return ({("cancelled", None)} if assess else set()) | {(tech, "cancelled")}
+    if state in ("-2", "-1", "0", "3", "4") and approval == "approved":
+        return {(tech, "approved")}
+    return set()
+
+
+def check_change_approvals(db: sqlite3.Connection) -> Counter[tuple[str, str, Shape]]:
+    """Check every change's approvals against the engine; count the (type, state, shape) seen."""
+    seen: Counter[tuple[str, str, Shape]] = Counter()
+    for change in rows(db, "SELECT * FROM change_request"):
+        shape = approval_shape(db, change)
+        kind, state, approval = change["type"], change["state"], change["approval"]
+        assert shape in engine_shapes(kind, state, approval), (change["number"], kind, state, approval, shape)
+        found = rows(db, "SELECT * FROM sysapproval_approver WHERE sysapproval = ?", (change["sys_id"],))
+        events = [moment for row in found for moment in (row["sys_created_on"], row["sys_updated_on"])]
+        if events and (state in ("-4", "-3", "-2") or approval == "rejected"):
+            # Submitted, approved or rejected: the approval engine's write was the last update.
+            assert max(events) == change["sys_updated_on"], change["number"]
+        if events and state in ("-1", "0", "3"):
+            assert max(events) < change["start_date"], change["number"]
+        seen[(kind, state, shape)] += 1
+    return seen
+
+
+def test_change_approvals_are_what_the_engine_makes(db: sqlite3.Connection) -> None:
+    seen = check_change_approvals(db)
+    # Every world holds a change waiting at each approval step, and a rejected one.
+    assert seen[("normal", "-4", ("requested", None))]
+    assert seen[("normal", "-3", ("approved", "requested"))]
+    assert seen[("emergency", "-3", (None, "requested"))]
+    assert any(state == "-5" and "rejected" in shape for _, state, shape in seen)
+
+
+def _live_db(backend: Backend) -> sqlite3.Connection:
+    """A copy of a backend's database, for the checks that query the built world."""
+    conn = sqlite3.connect(":memory:")
+    conn.deserialize(backend.conn.serialize())
+    conn.row_factory = sqlite3.Row
+    return conn
+
+
+def _decide(backend: Backend, tool: str, number: str, user_id: str, **extra: str) -> dict[str, str]:
+    """Approve or reject a change as a user through the typed tool; the change afterwards."""
+    user = backend.store.get("sys_user", user_id)
+    assert user is not None
+    result = backend.call(tool, {"number": number, **extra}, identity=identity_of(user))
+    assert result.ok, result.body
+    change = backend.store.find_one("change_request", "number", number)
+    assert change is not None
+    return change
+
+
+def _change_row(conn: sqlite3.Connection, sys_id: str) -> sqlite3.Row:
+    return rows(conn, "SELECT * FROM change_request WHERE sys_id = ?", (sys_id,))[0]
+
+
+def test_a_seeded_normal_change_at_assess_goes_through_the_real_engine_to_scheduled() -> None:
+    backend = Backend(ITSM, size="tiny")
+    try:
+        store = backend.store
+        change = store.select("change_request", "type = 'normal' AND state = '-4'", order_by="number")[0]
+        number, sys_id = change["number"], change["sys_id"]
+        group = store.get("sys_user_group", change["assignment_group"])
+        assert group is not None
+        (technical,) = store.select("sysapproval_approver", "sysapproval = ?", (sys_id,))
+        assert (technical["state"], technical["approver"]) == ("requested", group["manager"])
+
+        # Technical approval by the group's manager: to Authorize, where the CAB is asked.
+        change = _decide(backend, "approve_change", number, group["manager"])
+        assert (change["state"], change["approval"]) == ("-3", "requested")
+        pending = store.select("sysapproval_approver", "sysapproval = ? AND state = 'requested'", (sys_id,))
+        conn = _live_db(backend)
+        assert sorted(row["approver"] for row in pending) == cab_approvers(conn)
+        assert approval_shape(conn, _change_row(conn, sys_id)) == ("approved", "requested")
+
+        # One CAB approval schedules it; the other CAB approvals are no longer required.
+        change = _decide(backend, "approve_change", number, pending[-1]["approver"])
+        assert (change["state"], change["approval"]) == ("-2", "approved")
+        assert not backend.internal_errors
+        conn = _live_db(backend)
+        assert approval_shape(conn, _change_row(conn, sys_id)) == ("approved", "approved")
+        # The engine's rows pass the checks the seeded ones pass.
+        assert check_change_approvals(conn)[("normal", "-2", ("approved", "approved"))] >= 1
+    finally:
+        backend.close()
+
+
+def test_seeded_changes_at_authorize_are_decided_by_the_real_engine() -> None:
+    backend = Backend(ITSM, size="tiny")
+    try:
+        store = backend.store
+        normal = store.select("change_request", "type = 'normal' AND state = '-3'", order_by="number")[0]
+        emergency = store.select("change_request", "type = 'emergency' AND state = '-3'", order_by="number")[
+            0
+        ]
+        waiting = "sysapproval = ? AND state = 'requested'"
+        voter = store.select("sysapproval_approver", waiting, (normal["sys_id"],))[0]["approver"]
+        rejected = _decide(backend, "reject_change", normal["number"], voter, comments="Backout is untested.")
+        assert (rejected["state"], rejected["approval"]) == ("-5", "rejected")
+        voter = store.select("sysapproval_approver", waiting, (emergency["sys_id"],))[0]["approver"]
+        approved = _decide(backend, "approve_change", emergency["number"], voter)
+        assert (approved["state"], approved["approval"]) == ("-2", "approved")
+        assert not backend.internal_errors
+        conn = _live_db(backend)
+        seen = check_change_approvals(conn)
+        assert approval_shape(conn, _change_row(conn, normal["sys_id"])) == ("approved", "rejected")
+        assert approval_shape(conn, _change_row(conn, emergency["sys_id"])) == (None, "approved")
+        assert seen[("emergency", "-2", (None, "approved"))] >= 1
+    finally:
+        backend.close()
+
+
+def check_requested_items(db: sqlite3.Connection) -> Counter[str]:
+    """Check every RITM and request against services/catalog.py; count the item states."""
+    products = {row["sys_id"]: row for row in rows(db, "SELECT * FROM sc_cat_item")}
+    requests = {row["sys_id"]: row for row in rows(db, "SELECT * FROM sc_request")}
+    members = {(r[0], r[1]) for r in db.execute('SELECT user, "group" FROM sys_user_grmember')}
+    totals: Counter[str] = Counter()
+    states: Counter[str] = Counter()
+    for item in rows(db, "SELECT * FROM sc_req_item"):
+        request, product, number = requests[item["request"]], products[item["cat_item"]], item["number"]
+        # What RequestedItemRules derives on insert.
+        assert item["requested_for"] == request["requested_for"] != "", number
+        assert (item["opened_by"], item["opened_at"]) == (request["opened_by"], request["opened_at"]), number
+        assert item["short_description"] == product["name"], number
+        assert item["price"] == money(parse_price(product["price"])), number
+        assert item["assignment_group"] == product["group"], number
+        assert item["approval"] == "approved", number
+        assert MIN_QUANTITY <= int(item["quantity"]) <= MAX_QUANTITY, number
+        totals[request["sys_id"]] += parse_price(item["price"]) * int(item["quantity"])
+        if item["state"] in CLOSED_STAGES:
+            assert (item["active"], item["stage"]) == ("false", CLOSED_STAGES[item["state"]]), number
+            assert (item["closed_by"], item["assignment_group"]) in members, number
+            assert item["opened_at"] < item["closed_at"] == item["sys_updated_on"], number
+        else:
+            # Catalog items need no approval (nothing is Pending); open items keep the insert stage.
+            assert item["state"] in ("1", "2"), number
+            open_fields = (item["stage"], item["active"], item["closed_at"], item["closed_by"])
+            assert open_fields == ("request_approved", "true", "", ""), number
+        states[item["state"]] += 1
+    for request in requests.values():
+        # request_total: the sum of price x quantity over the request's items.
+        assert request["price"] == money(Decimal(totals[request["sys_id"]])), request["number"]
+        assert request["approval"] == "approved", request["number"]
+    return states
+
+
+def test_requested_items_are_what_the_catalog_service_makes(db: sqlite3.Connection) -> None:
+    assert {"1", "2", "3"} <= set(check_requested_items(db))
+
+
+def test_a_seeded_open_order_looks_like_a_new_order() -> None:
+    backend = Backend(ITSM, size="tiny")
+    try:
+        store = backend.store
+        single = "request IN (SELECT request FROM sc_req_item GROUP BY request HAVING COUNT(*) = 1)"
+        seeded = store.select(
+            "sc_req_item", f"state = '1' AND quantity = '1' AND {single}", order_by="number"
+        )[0]
+        seeded_request = store.get("sc_request", seeded["request"])
+        product = store.get("sc_cat_item", seeded["cat_item"])
+        customer = store.get("sys_user", seeded["requested_for"])
+        assert seeded_request is not None and product is not None and customer is not None
+        args = {"item": product["name"], "requested_for": customer["email"]}
+        result = backend.call("order_catalog_item", args)
+        assert result.ok, result.body
+        body = result.body
+        ordered = store.find_one("sc_req_item", "number", body["requested_item"])
+        ordered_request = store.find_one("sc_request", "number", body["request"])
+        assert ordered is not None and ordered_request is not None
+
+        def filled(row: dict[str, str]) -> set[str]:
+            return {name for name, value in row.items() if value}
+
+        # The same columns are set, and the derived ones to the same values.
+        assert filled(seeded) == filled(ordered)
+        assert filled(seeded_request) == filled(ordered_request)
+        same = ("state", "stage", "approval", "active", "short_description", "price", "assignment_group")
+        assert {name: seeded[name] for name in same} == {name: ordered[name] for name in same}
+        assert ordered["requested_for"] == seeded["requested_for"]
+        same = ("state", "request_state", "stage", "approval", "active", "short_description", "price")
+        assert {name: seeded_request[name] for name in same} == {name: ordered_request[name] for name in same}
+    finally:
+        backend.close()
+
+
+def check_link_counts(db: sqlite3.Connection) -> None:
+    """problem.related_incidents and incident.child_incidents are the live counts."""
+    linked = Counter(column(db, "SELECT problem_id FROM incident WHERE problem_id != ''"))
+    assert linked
+    for row in rows(db, "SELECT sys_id, number, related_incidents FROM problem"):
+        assert row["related_incidents"] == str(linked.get(row["sys_id"], 0)), row["number"]
+    children = Counter(column(db, "SELECT parent_incident FROM incident WHERE parent_incident != ''"))
+    assert children
+    for row in rows(db, "SELECT sys_id, number, child_incidents FROM incident"):
+        assert row["child_incidents"] == str(children.get(row["sys_id"], 0)), row["number"]
+
+
+def test_problem_and_parent_counts_are_the_live_counts(db: sqlite3.Connection) -> None:
+    check_link_counts(db)
+
+
+def _bank_pattern(templates: tuple[str, ...]) -> re.Pattern[str]:
+    """A regex matching any line of a journal bank once its placeholders are filled."""
+    alternatives = [
+        "".join(
+            re.escape(literal) + (".+?" if name is not None else "")
+            for literal, name, _, _ in Formatter().parse(text)
+        )
+        for text in templates
+    ]
+    return re.compile("|".join(f"(?:{alternative})" for alternative in alternatives))
+
+
+def check_comment_authors(db: sqlite3.Connection) -> Counter[str]:
+    """A caller's comments come from the caller-reply bank, IT staff's from the service-desk bank."""
+    replies, desk = _bank_pattern(CALLER_REPLY_TEMPLATES), _bank_pattern(COMMENT_TEMPLATES)
+    staff = set(
+        column(db, "SELECT u.user_name FROM sys_user_grmember m JOIN sys_user u ON u.sys_id = m.user")
+    )
+    authors: Counter[str] = Counter()
+    for entry in rows(
+        db,
+        "SELECT j.value, j.sys_created_by AS author, u.user_name AS caller FROM sys_journal_field j "
+        "JOIN incident i ON i.sys_id = j.element_id JOIN sys_user u ON u.sys_id = i.caller_id "
+        "WHERE j.element = 'comments'",
+    ):
+        if entry["author"] == entry["caller"]:
+            assert replies.fullmatch(entry["value"]), entry["value"]
+            authors["caller"] += 1
+        else:
+            assert entry["author"] in staff, entry["author"]
+            assert desk.fullmatch(entry["value"]), entry["value"]
+            authors["staff"] += 1
+    return authors
+
+
+def test_comments_come_from_the_bank_that_fits_their_author(db: sqlite3.Connection) -> None:
+    authors = check_comment_authors(db)
+    assert authors["caller"] and authors["staff"]

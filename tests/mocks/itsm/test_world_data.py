@@ -8,6 +8,7 @@ import string
 from collections.abc import Iterator
 
 import pytest
+
 from enterprise_envs.mocks.itsm import world_data as wd
 
 INCIDENT_PLACEHOLDERS = {"ci_name", "app_name", "location"}
@@ -412,9 +413,10 @@ def test_problem_count_and_unique_titles() -> None:
     [
         (wd.WORK_NOTE_TEMPLATES, 25),
         (wd.COMMENT_TEMPLATES, 25),
+        (wd.CALLER_REPLY_TEMPLATES, 15),
         (wd.CLOSE_NOTES_TEMPLATES, 15),
     ],
-    ids=["work_notes", "comments", "close_notes"],
+    ids=["work_notes", "comments", "caller_replies", "close_notes"],
 )
 def test_journal_bank(bank: tuple[str, ...], minimum: int) -> None:
     assert isinstance(bank, tuple)
@@ -425,6 +427,34 @@ def test_journal_bank(bank: tuple[str, ...], minimum: int) -> None:
             assert name in JOURNAL_PLACEHOLDERS, (line, name)
             assert not spec and conv is None
         assert line.format(**SAMPLE_JOURNAL).strip()
+
+
+FIRST_PERSON = {"i", "i'm", "i've", "i'll", "me", "my"}
+#: How the service desk speaks to a caller: to "you", as "we".
+TO_THE_CALLER = {"you", "your", "you're", "you'll", "we", "we're", "we've", "we'll", "us"}
+
+
+def words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z']+", text.lower()))
+
+
+def test_caller_replies_and_service_desk_comments_are_separate_banks() -> None:
+    assert not set(wd.CALLER_REPLY_TEMPLATES) & set(wd.COMMENT_TEMPLATES)
+    assert not set(wd.CALLER_REPLY_TEMPLATES) & set(wd.WORK_NOTE_TEMPLATES)
+
+
+@pytest.mark.parametrize("line", wd.CALLER_REPLY_TEMPLATES)
+def test_caller_reply_is_in_the_callers_voice(line: str) -> None:
+    # The caller writes in the first person and never addresses themselves by name.
+    assert words(line) & FIRST_PERSON, line
+    assert placeholder_names(line) <= {"number", "group"}, line
+    assert not words(line) & {"us", "our", "we've", "we're", "we'll"}, "service-desk phrasing"
+    assert not re.search(r"\b(vendor|duplicate|problem record|no response)\b", line, re.I)
+
+
+@pytest.mark.parametrize("line", wd.COMMENT_TEMPLATES)
+def test_service_desk_comment_speaks_to_the_caller(line: str) -> None:
+    assert "caller_first_name" in placeholder_names(line) or words(line) & TO_THE_CALLER, line
 
 
 # --------------------------------------------------------------------------- cross references
