@@ -24,9 +24,6 @@ from enterprise_envs.mocks._core.store import Row, Store, connect
 from enterprise_envs.mocks._core.system import System
 from enterprise_envs.mocks._core.tools import Response, Surface, ToolKind
 
-#: Page cache per env, in KiB (SQLite's default is 2,000).
-PAGE_CACHE_KIB = 128
-
 
 @dataclass(frozen=True)
 class CallResult:
@@ -152,9 +149,6 @@ class Backend:
                 self.world_seed = world_seed
             snapshot = get_snapshot(self.system, self.size, self.world_seed)
             self.conn.deserialize(snapshot.data)
-            # Pages of an in-memory database are copies of the deserialized buffer: a small
-            # page cache costs a memcpy per miss and keeps a live env near the buffer's size.
-            self.conn.execute(f"PRAGMA cache_size = -{PAGE_CACHE_KIB}")
             self.clock.reset(self.system.epoch)
             self.ids = IdFactory(seeded_rng(self.system.name, "episode", self.world_seed, episode_seed))
             self.faults = FaultInjector(

@@ -20,6 +20,8 @@ from enterprise_envs.mocks._core.store import Store, connect, install_change_log
 from enterprise_envs.mocks._core.system import WORLD_SIZES, System
 
 NUMBER_COUNTER = "_number_counter"
+#: Page cache of a restored world, in pages (SQLite's default is about 500 pages, 2,000 KiB).
+PAGE_CACHE_PAGES = 32
 #: Record numbers start here, as on a fresh instance (INC0010001).
 FIRST_NUMBER = 10001
 
@@ -114,6 +116,11 @@ def build_snapshot(system: System, size: str, seed: int) -> WorldSnapshot:
     conn.execute("COMMIT")
     install_change_log(conn, system.catalog)
     conn.execute("ANALYZE")
+    # Pages of an in-memory database are copies of the deserialized buffer, so a small page
+    # cache costs only a memcpy per miss and keeps each live env near the buffer's size. The
+    # (deprecated but supported) default_cache_size lives in the file header, so it survives
+    # deserialize(); setting cache_size after every restore would re-read the schema (~0.8 ms).
+    conn.execute(f"PRAGMA default_cache_size = {PAGE_CACHE_PAGES}")
     conn.execute("VACUUM")
     data = conn.serialize()
     conn.close()
