@@ -346,8 +346,9 @@ def query(
         params = (*params, *visible[1])
     store = ctx.store
     rows = store.select(table, where, params, order_by=order_by, limit=limit, offset=offset)
-    if limit is None and not offset:
-        return rows, len(rows)
+    short_page = limit is None or len(rows) < limit
+    if short_page and (rows or not offset):
+        return rows, offset + len(rows)  # the page ended before the limit: no COUNT needed
     return rows, store.count(table, where, params)
 
 
