@@ -3,9 +3,19 @@ with current hypothesis, see docs/architecture.md), plus hostile strings."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from hypothesis import strategies as st
+
+#: HYPOTHESIS_PROFILE=full multiplies every property test's example count (docs/testing.md).
+_SCALE = 40 if os.environ.get("HYPOTHESIS_PROFILE") == "full" else 1
+
+
+def examples(count: int) -> int:
+    """A test's example count at the active strength (the default keeps the suite fast)."""
+    return count * _SCALE
+
 
 HOSTILE_TEXT = st.sampled_from(
     [

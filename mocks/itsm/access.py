@@ -38,6 +38,11 @@ def _owns(identity: Identity, table: str, row: Row) -> bool:
     return False
 
 
+def sees_work_notes(identity: Identity) -> bool:
+    """Work notes are internal to IT staff; requesters see only customer-visible comments."""
+    return identity.has_role(*STAFF_ROLES, "approver")
+
+
 class ItsmAccessPolicy:
     """The ITSM access rules (see the module docstring)."""
 
@@ -99,7 +104,7 @@ class ItsmAccessPolicy:
         if operation is Operation.CREATE:
             if table == "incident":
                 return changes.get("caller_id", identity.user_sys_id) == identity.user_sys_id
-            return table in ("sc_request", "sc_req_item", "sys_journal_field")
+            return table in ("sc_request", "sc_req_item")
         if table == "sys_journal_field":
             return False
         return row is not None and _owns(identity, table, row) and set(changes) <= {"comments"}
@@ -114,7 +119,7 @@ class ItsmAccessPolicy:
         if table == "sc_request":
             return "(requested_for = ? OR opened_by = ?)", (me, me)
         if table == "sc_req_item":
-            return "opened_by = ?", (me,)
+            return "(opened_by = ? OR requested_for = ?)", (me, me)
         if table == "sys_user":
             return "sys_id = ?", (me,)
         if table == "kb_knowledge":

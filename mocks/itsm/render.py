@@ -15,6 +15,7 @@ from typing import Any
 from enterprise_envs.mocks._core.backend import CallContext
 from enterprise_envs.mocks._core.schema import FieldSpec, TableSpec
 from enterprise_envs.mocks._core.store import Row
+from enterprise_envs.mocks.itsm.access import sees_work_notes
 from enterprise_envs.mocks.itsm.services.records import is_sys_id
 
 _JOURNAL_LABEL = {"comments": "Additional comments", "work_notes": "Work notes"}
@@ -116,6 +117,10 @@ class RecordRenderer:
 
     def _journal(self, table: str, sys_id: str, element: str) -> str:
         elements = ("comments", "work_notes") if element == "comments_and_work_notes" else (element,)
+        if not sees_work_notes(self.ctx.identity):
+            elements = tuple(name for name in elements if name != "work_notes")
+            if not elements:
+                return ""
         marks = ", ".join("?" * len(elements))
         entries = self.ctx.store.select(
             "sys_journal_field",

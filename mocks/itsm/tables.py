@@ -110,7 +110,8 @@ SYSTEM_FIELDS = frozenset(
         "sys_id", "number", "sys_created_on", "sys_created_by", "sys_class_name", "sys_domain",
         "sys_domain_path", "active", "incident_state", "problem_state", "resolved_at", "resolved_by",
         "closed_at", "closed_by", "reopen_count", "reopened_by", "reopened_time", "reassignment_count",
-        "child_incidents", "approval", "approval_history", "opened_at", "opened_by", "upon_approval",
+        "child_incidents", "related_incidents", "approval", "approval_history", "opened_at", "opened_by",
+        "upon_approval",
         "calendar_duration", "business_duration", "sys_tags", "user_password", "created_on", "created_by",
     }
 ) | AUDIT_FIELDS  # fmt: skip

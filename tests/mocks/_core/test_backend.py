@@ -139,7 +139,9 @@ def test_sqlmodel_session_sees_the_same_database(itsm: Backend) -> None:
     assert sorted(numbers) == sorted(itsm.store.column_values("incident", "number", "state = '2'"))
 
 
-@pytest.mark.parametrize(("limit", "offset"), [(5, 0), (5, 5), (1000, 0), (1000, 3), (5, 10_000), (1000, 10_000)])
+@pytest.mark.parametrize(
+    ("limit", "offset"), [(5, 0), (5, 5), (1000, 0), (1000, 3), (5, 10_000), (1000, 10_000)]
+)
 def test_total_count_is_right_whatever_the_page(itsm: Backend, limit: int, offset: int) -> None:
     result = itsm.call(
         "table_list", {"table": "incident", "sysparm_limit": limit, "sysparm_offset": offset}, surface="rest"

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from enterprise_envs.mocks._core.backend import Backend
 from enterprise_envs.mocks.itsm import ITSM
-from tests.strategies import ANY_JSON, from_schema
+from tests.strategies import ANY_JSON, examples, from_schema
 
 SURFACES = {name: ITSM.surface(name) for name in ("typed", "rest")}
 ALL_TOOLS = [(surface, tool.name) for surface, tools in SURFACES.items() for tool in tools]
@@ -29,7 +29,10 @@ def _check(backend: Backend, surface: str, tool: str, arguments) -> None:
 
 
 @pytest.mark.parametrize(("surface", "tool"), ALL_TOOLS)
-@settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow], max_examples=25)
+@settings(
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    max_examples=examples(25),
+)
 @given(data=st.data())
 def test_schema_valid_arguments_never_break_the_tool_layer(
     itsm: Backend, surface: str, tool: str, data
@@ -38,7 +41,7 @@ def test_schema_valid_arguments_never_break_the_tool_layer(
     _check(itsm, surface, tool, arguments)
 
 
-@settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=80)
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=examples(80))
 @given(tool=st.sampled_from(ALL_TOOLS), arguments=ANY_JSON)
 def test_arbitrary_json_arguments_are_refused_cleanly(itsm: Backend, tool, arguments) -> None:
     _check(itsm, tool[0], tool[1], arguments)

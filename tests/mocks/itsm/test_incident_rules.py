@@ -3,6 +3,8 @@ error and changes nothing (the serialized database is byte-identical)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from enterprise_envs.mocks._core.backend import Backend
@@ -298,3 +300,38 @@ def test_parent_keeps_a_true_child_count(itsm: Backend) -> None:
     assert itsm.store.get("incident", parent["sys_id"])["child_incidents"] == "1"
     assert itsm.call("update_incident", {"number": child["number"], "parent_incident": ""}).status == 200
     assert itsm.store.get("incident", parent["sys_id"])["child_incidents"] == "0"
+
+
+def test_requesters_never_see_work_notes(itsm: Backend) -> None:
+    me = requester(itsm)
+    mine = itsm.store.select("incident", "caller_id = ? AND active = 'true'", (me.user_sys_id,), limit=1)[0]
+    assert patch(itsm, mine["sys_id"], work_notes="Internal: suspect the user's laptop.").status == 200
+    typed = itsm.call("get_incident", {"number": mine["number"]}, identity=me)
+    assert typed.status == 200
+    assert all(entry["type"] == "comment" for entry in typed.body["journal"])
+    shown = itsm.call(
+        "table_get",
+        {"table": "incident", "sys_id": mine["sys_id"], "sysparm_display_value": "true"},
+        surface="rest",
+        identity=me,
+    )
+    assert "Internal" not in json.dumps(shown.body)
+    staff_view = itsm.call("get_incident", {"number": mine["number"]})
+    assert any(entry["type"] == "work_note" for entry in staff_view.body["journal"])
+
+
+def test_requesters_cannot_write_journal_rows_directly(itsm: Backend) -> None:
+    me = requester(itsm)
+    other = itsm.store.select("incident", "caller_id != ?", (me.user_sys_id,), limit=1)[0]
+    before = table_bytes(itsm)
+    fields = {"element": "comments", "element_id": other["sys_id"], "name": "incident", "value": "spoofed"}
+    result = itsm.call(
+        "table_create", {"table": "sys_journal_field", "fields": fields}, surface="rest", identity=me
+    )
+    assert_refused(itsm, result, 403, "ACL Exception Insert Failed", before)
+
+
+def test_add_comment_accepts_a_sys_id(itsm: Backend) -> None:
+    row = incident_in_state(itsm, "2")
+    result = itsm.call("add_comment", {"number": row["sys_id"], "text": "Called the user back."})
+    assert result.status == 200 and result.body["number"] == row["number"]

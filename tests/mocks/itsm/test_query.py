@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mocks.itsm.query import CompiledQuery, FieldInfo, QueryError, compile_query
+from tests.strategies import examples
 
 
 def sid(i: int) -> str:
@@ -453,7 +454,7 @@ queries = st.one_of(
 )
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(250), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(query=queries)
 def test_random_queries_compile_safely(db: sqlite3.Connection, query: str) -> None:
     for no_rows in (True, False):

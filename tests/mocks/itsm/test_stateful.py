@@ -10,6 +10,7 @@ from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invar
 
 from enterprise_envs.mocks._core.backend import Backend
 from enterprise_envs.mocks.itsm import ITSM
+from tests.strategies import examples
 
 MATRIX = {(i, u): str(min(5, int(i) + int(u) - 1)) for i in "123" for u in "123"}
 CLOSE_CODES = ["Solution provided", "Workaround provided", "Not a code", ""]
@@ -145,6 +146,9 @@ class IncidentMachine(RuleBasedStateMachine):
 
 
 IncidentMachine.TestCase.settings = settings(
-    max_examples=30, stateful_step_count=20, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(30),
+    stateful_step_count=20,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
 )
 test_incident_state_machine = IncidentMachine.TestCase

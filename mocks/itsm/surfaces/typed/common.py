@@ -12,6 +12,7 @@ from typing import Any
 from enterprise_envs.mocks._core.backend import CallContext
 from enterprise_envs.mocks._core.store import Row
 from enterprise_envs.mocks._core.tools import string
+from enterprise_envs.mocks.itsm.access import sees_work_notes
 from enterprise_envs.mocks.itsm.render import RecordRenderer
 from enterprise_envs.mocks.itsm.services import records
 
@@ -65,11 +66,11 @@ class View:
 
     def journal(self, table: str, sys_id: str) -> list[dict[str, str]]:
         """A record's comments and work notes, oldest first."""
+        where = "element_id = ? AND name = ?"
+        if not sees_work_notes(self.ctx.identity):
+            where += " AND element = 'comments'"
         entries = self.ctx.store.select(
-            "sys_journal_field",
-            "element_id = ? AND name = ?",
-            (sys_id, table),
-            order_by="sys_created_on, sys_id",
+            "sys_journal_field", where, (sys_id, table), order_by="sys_created_on, sys_id"
         )
         return [
             {

@@ -7,7 +7,7 @@ from typing import Any
 from enterprise_envs.mocks._core.backend import CallContext
 from enterprise_envs.mocks._core.store import Row
 from enterprise_envs.mocks._core.tools import Tool, ToolKind, obj, string
-from enterprise_envs.mocks.itsm.errors import bad_request, business_rule
+from enterprise_envs.mocks.itsm.errors import bad_request, business_rule, record_not_found
 from enterprise_envs.mocks.itsm.services import records
 from enterprise_envs.mocks.itsm.services.incident import STATE_LABELS
 from enterprise_envs.mocks.itsm.surfaces.typed.common import (
@@ -212,8 +212,7 @@ def update_incident(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
 
 def add_comment(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     """Add a customer-visible comment or an internal work note to any task record."""
-    table = _task_table(args["number"])
-    row = records.find(ctx, table, args["number"])
+    table, row = _task_record(ctx, args["number"])
     element = "work_notes" if args.get("kind", "comment") == "work_note" else "comments"
     records.update(ctx, table, row, {element: args["text"]})
     return {"number": row["number"], "added": "work_note" if element == "work_notes" else "comment"}
@@ -228,12 +227,20 @@ _PREFIX_TABLE = {
 }
 
 
-def _task_table(number: str) -> str:
-    upper = number.strip().upper()
+def _task_record(ctx: CallContext, key: str) -> tuple[str, Row]:
+    """A task record by number (its prefix names the table) or by sys_id (any task table)."""
+    upper = key.strip().upper()
     for prefix, table in sorted(_PREFIX_TABLE.items(), key=lambda item: -len(item[0])):
         if upper.startswith(prefix):
-            return table
-    raise bad_request("Unknown record number", f"{number!r} is not an INC, PRB, CHG, REQ or RITM number")
+            return table, records.find(ctx, table, key)
+    if records.is_sys_id(key.strip()):
+        for table in _PREFIX_TABLE.values():
+            if ctx.store.get(table, key.strip()) is not None:
+                return table, records.get(ctx, table, key.strip())
+        raise record_not_found(f"task {key!r}")
+    raise bad_request(
+        "Unknown record number", f"{key!r} is not an INC, PRB, CHG, REQ or RITM number or a sys_id"
+    )
 
 
 def assign_incident(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:

@@ -40,6 +40,7 @@ _STOP = frozenset(
 )
 _STR = {"type": "string"}
 _MAX_TERMS = 8
+DEFAULT_LIMIT = 5
 
 
 def _stem(word: str) -> str:
@@ -62,7 +63,7 @@ def search_knowledge(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     rows = ctx.store.conn.execute(
         f"SELECT sys_id, ({score}) * 2 + ({title}) AS score FROM kb_knowledge "
         "WHERE workflow_state = 'published' AND score > 0 ORDER BY score DESC, number LIMIT ?",
-        (*patterns, *patterns, args.get("limit", 5)),
+        (*patterns, *patterns, args.get("limit", DEFAULT_LIMIT)),
     ).fetchall()
     view = View(ctx)
     articles = []
@@ -107,7 +108,7 @@ def knowledge_tools() -> list[Tool]:
             obj(
                 {
                     "query": string("Symptoms or keywords, e.g. 'vpn error 809'.", 300, minLength=1),
-                    "limit": LIMIT,
+                    "limit": {**LIMIT, "description": f"Maximum results (default {DEFAULT_LIMIT})."},
                 },
                 required=["query"],
             ),
