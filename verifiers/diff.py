@@ -1,0 +1,159 @@
+"""StateDiff: what an episode changed, row by row and field by field.
+
+Built from the back-end's change log (see ``mocks/_core/store.py``), so its cost grows with
+the number of rows changed, never with the world's size. Fields the mock declares derived
+(``sys_updated_on``, ``sys_mod_count``, a parent's child count) are kept visible but a row whose
+only changes are derived is not a change. A row that ends exactly as it started (updated and
+put back, or deleted and re-inserted with identical content) is not a change either: the
+verifier judges end state. Such rows are listed as ``reverted`` so that nothing is hidden.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from enterprise_envs.mocks._core.store import Row, Store
+
+Op = Literal["insert", "update", "delete"]
+
+
+@dataclass(frozen=True)
+class RowChange:
+    """One row that differs between the start and the end of an episode.
+
+    Attributes:
+        table: Table name.
+        sys_id: The row's key.
+        op: ``insert``, ``update`` or ``delete``.
+        before: The row at the start (None for an insert).
+        after: The row now (None for a delete).
+        fields: Changed fields, name -> (before, after); derived fields included.
+        significant: The changed fields that count (not derived).
+    """
+
+    table: str
+    sys_id: str
+    op: Op
+    before: Row | None
+    after: Row | None
+    fields: dict[str, tuple[str, str]]
+    significant: tuple[str, ...]
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """(table, sys_id)."""
+        return (self.table, self.sys_id)
+
+    def value(self, name: str, side: Literal["before", "after"] = "after") -> str:
+        """A field's value on one side ("" when that side has no row)."""
+        row = self.before if side == "before" else self.after
+        return "" if row is None else row.get(name, "")
+
+    def label(self) -> str:
+        """A short human name for the row: its number, name or sys_id."""
+        row = self.after or self.before or {}
+        name = row.get("number") or row.get("name") or row.get("user_name") or ""
+        return f"{self.table} {name or self.sys_id}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (changed fields only, not whole rows)."""
+        return {
+            "table": self.table,
+            "sys_id": self.sys_id,
+            "op": self.op,
+            "label": self.label(),
+            "fields": {name: list(values) for name, values in self.fields.items()},
+            "significant": list(self.significant),
+        }
+
+
+@dataclass(frozen=True)
+class StateDiff:
+    """Everything an episode changed.
+
+    Attributes:
+        changes: Rows that count as changed, in the order they were first written.
+        derived_only: Rows whose only changes are bookkeeping (visible, not counted).
+        reverted: Rows written but back to their starting content (visible, not counted).
+    """
+
+    changes: tuple[RowChange, ...]
+    derived_only: tuple[RowChange, ...] = ()
+    reverted: tuple[tuple[str, str], ...] = field(default=())
+
+    @property
+    def empty(self) -> bool:
+        """True when nothing counts as changed."""
+        return not self.changes
+
+    def summary(self) -> dict[str, dict[str, int]]:
+        """Counts per table and op: ``{"incident": {"update": 1}, ...}``."""
+        out: dict[str, dict[str, int]] = {}
+        for change in self.changes:
+            per_table = out.setdefault(change.table, {})
+            per_table[change.op] = per_table.get(change.op, 0) + 1
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "summary": self.summary(),
+            "changes": [change.to_dict() for change in self.changes],
+            "derived_only": [change.to_dict() for change in self.derived_only],
+            "reverted": [list(key) for key in self.reverted],
+        }
+
+    def to_text(self) -> str:
+        """Compact rendering for logs: one line per changed row."""
+        if not self.changes:
+            return "no changes"
+        lines = []
+        for change in self.changes:
+            shown = ", ".join(
+                f"{name}: {before!r} -> {after!r}"
+                for name, (before, after) in change.fields.items()
+                if name in change.significant
+            )
+            lines.append(f"{change.op} {change.label()}" + (f" ({shown})" if change.op == "update" else ""))
+        return "\n".join(lines)
+
+
+def compute_diff(store: Store) -> StateDiff:
+    """The diff between the state at the last ``clear_change_log`` and now.
+
+    Reads two rows per logged row (the before-image and the current row): O(changed rows).
+    """
+    changes: list[RowChange] = []
+    derived_only: list[RowChange] = []
+    reverted: list[tuple[str, str]] = []
+    for table, sys_id, before in store.changed_rows():
+        after = store.get(table, sys_id)
+        if before is None and after is None:
+            continue  # inserted and deleted within the episode: never existed at either end
+        spec = store.catalog[table]
+        if before is None:
+            op: Op = "insert"
+        elif after is None:
+            op = "delete"
+        else:
+            op = "update"
+        old, new = before or {}, after or {}
+        if op == "update":
+            fields = {name: (old[name], new[name]) for name in spec.columns if old[name] != new[name]}
+        else:  # the whole row appeared or disappeared: list its non-empty fields
+            present = new if op == "insert" else old
+            fields = {
+                name: (old.get(name, ""), new.get(name, "")) for name in spec.columns if present[name] != ""
+            }
+        if op == "update" and not fields:
+            reverted.append((table, sys_id))
+            continue
+        derived = spec.derived_fields
+        significant = tuple(name for name in fields if name not in derived)
+        change = RowChange(table, sys_id, op, before, after, fields, significant)
+        if op == "update" and not significant:
+            derived_only.append(change)
+        else:
+            changes.append(change)
+    return StateDiff(tuple(changes), tuple(derived_only), tuple(reverted))

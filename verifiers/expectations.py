@@ -1,0 +1,315 @@
+"""The expectation language: what state change a scenario requires, allows and forbids.
+
+An expectation is data (TOML in a scenario file, validated by these pydantic models, whose
+JSON Schema is published as ``schema/expectation.schema.json``):
+
+- ``change`` entries each claim rows of the diff: ``op`` (insert, update, delete), ``table``,
+  ``where`` (predicates identifying the rows), ``fields`` (predicates on their values) and
+  ``count`` (how many rows; exactly one by default). An entry with an ``id`` can be referenced
+  by other entries (``references = "$id"``) and by transcript checks (``"$id.number"``).
+- ``allow`` entries claim changes that may happen but are not required.
+- ``forbid`` entries are labelled minefields: any matching change fails the verdict by name.
+- ``communicate`` checks: the agent told the user a value.
+
+Predicates on one field (a bare value is shorthand for ``equals``): ``equals``, ``not_equals``,
+``one_of``, ``contains`` (case-insensitive), ``matches`` (regex search), ``nonempty``, ``empty``,
+``changed``, ``unchanged``, ``gt``/``gte``/``lt``/``lte`` (numbers numerically, otherwise text, which
+orders ServiceNow date-times correctly), ``references`` (a claimed row's sys_id or a literal),
+and ``before`` (a nested predicate on the value before the change). Several keys combine with AND.
+
+Scenario params appear as ``{{caller.sys_id}}`` and are substituted by :func:`bind_params` when
+the scenario loads; an unresolvable one is a load-time error, never a verify-time one.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from functools import cache
+from importlib import resources
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from enterprise_envs.mocks._core.schema import Catalog
+
+Op = Literal["insert", "update", "delete"]
+_ID = r"^[a-z_][a-z0-9_]*$"
+_PARAM = re.compile(r"\{\{\s*([A-Za-z0-9_.\-]+)\s*\}\}")
+_FLAGS = frozenset({"nonempty", "empty", "changed", "unchanged"})
+_ENTRY_REF = re.compile(r"^\$([a-z_][a-z0-9_]*)(?:\.([a-z_][a-z0-9_]*))?$")
+
+
+class ExpectationError(ValueError):
+    """An expectation that cannot be used: bad shape, unknown table or field, unbound param."""
+
+
+def _text(value: Any) -> Any:
+    """Scenario values compare as the vendor's strings: 3 -> "3", true -> "true"."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    return value
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class FieldPredicate(_Strict):
+    """Conditions on one field's value; all given conditions must hold."""
+
+    equals: str | None = None
+    not_equals: str | None = None
+    one_of: list[str] | None = None
+    contains: str | None = Field(None, description="Case-insensitive substring.")
+    matches: str | None = Field(None, description="Python regular expression, searched anywhere.")
+    nonempty: bool | None = None
+    empty: bool | None = None
+    changed: bool | None = Field(None, description="The value differs from its value before the change.")
+    unchanged: bool | None = None
+    gt: str | None = None
+    gte: str | None = None
+    lt: str | None = None
+    lte: str | None = None
+    references: str | None = Field(None, description="'$entry' (a row claimed by that entry) or a sys_id.")
+    before: FieldPredicate | None = Field(None, description="A predicate on the value before the change.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return {"equals": _text(data)}
+        out = {}
+        for key, value in data.items():
+            if key == "before" or key in _FLAGS:
+                out[key] = value
+            elif isinstance(value, list):
+                out[key] = [_text(item) for item in value]
+            else:
+                out[key] = _text(value)
+        return out
+
+    @field_validator("matches")
+    @classmethod
+    def _regex(cls, pattern: str | None) -> str | None:
+        if pattern is not None:
+            try:
+                re.compile(pattern)
+            except re.error as error:
+                raise ValueError(f"invalid regular expression {pattern!r}: {error}") from None
+        return pattern
+
+    @model_validator(mode="after")
+    def _not_empty(self) -> FieldPredicate:
+        if not self.model_fields_set:
+            raise ValueError("a predicate needs at least one condition")
+        return self
+
+    def entry_refs(self) -> set[str]:
+        """Ids of entries this predicate references."""
+        refs = set()
+        if self.references and (match := _ENTRY_REF.match(self.references)):
+            refs.add(match.group(1))
+        if self.before is not None:
+            refs |= self.before.entry_refs()
+        return refs
+
+
+Predicates = dict[str, FieldPredicate]
+
+
+class Count(_Strict):
+    """How many rows an entry must claim."""
+
+    exact: int | None = Field(None, ge=0)
+    min: int | None = Field(None, ge=0)
+    max: int | None = Field(None, ge=0)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Count:
+        if self.exact is not None and (self.min is not None or self.max is not None):
+            raise ValueError("give exact, or min and/or max")
+        if self.exact is None and self.min is None and self.max is None:
+            raise ValueError("give exact, min or max")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError("min is greater than max")
+        return self
+
+    def bounds(self) -> tuple[int, int | None]:
+        """(minimum, maximum or None for unbounded)."""
+        if self.exact is not None:
+            return self.exact, self.exact
+        return self.min or 0, self.max
+
+
+class _RowMatcher(_Strict):
+    table: str
+    where: Predicates = Field(default_factory=dict)
+    fields: Predicates = Field(default_factory=dict)
+
+    def predicates(self) -> list[tuple[str, FieldPredicate]]:
+        """All (field, predicate) pairs: where first, then fields."""
+        return [*self.where.items(), *self.fields.items()]
+
+    def entry_refs(self) -> set[str]:
+        """Ids of entries referenced anywhere in this matcher."""
+        refs: set[str] = set()
+        for _, predicate in self.predicates():
+            refs |= predicate.entry_refs()
+        return refs
+
+
+class ChangeEntry(_RowMatcher):
+    """A required change."""
+
+    label: str
+    op: Op
+    id: Annotated[str, Field(pattern=_ID)] | None = None
+    count: int | Count = 1
+
+    def bounds(self) -> tuple[int, int | None]:
+        """(minimum, maximum or None) rows this entry must claim."""
+        return (self.count, self.count) if isinstance(self.count, int) else self.count.bounds()
+
+
+class AllowEntry(_RowMatcher):
+    """A change that may happen without being required."""
+
+    label: str
+    op: Op | list[Op] | None = Field(None, description="Default: any op.")
+
+    def ops(self) -> tuple[str, ...]:
+        """The ops this entry allows."""
+        if self.op is None:
+            return ("insert", "update", "delete")
+        return (self.op,) if isinstance(self.op, str) else tuple(self.op)
+
+
+class ForbidEntry(AllowEntry):
+    """A labelled minefield: any matching change fails the verdict by name."""
+
+
+class CommunicateCheck(_Strict):
+    """The agent told the user a value (token-boundary match, case and punctuation normalized)."""
+
+    label: str
+    value: str = Field(description="A literal, or '$entry.field' for a value of a claimed row.")
+
+    @field_validator("value", mode="before")
+    @classmethod
+    def _as_text(cls, value: Any) -> Any:
+        return _text(value)
+
+    def entry_ref(self) -> tuple[str, str] | None:
+        """(entry id, field) when the value comes from a claimed row."""
+        match = _ENTRY_REF.match(self.value)
+        if match and match.group(2):
+            return match.group(1), match.group(2)
+        return None
+
+
+class Expectation(_Strict):
+    """What the end state must show: required, allowed and forbidden changes, and what was said."""
+
+    change: list[ChangeEntry] = Field(default_factory=list)
+    allow: list[AllowEntry] = Field(default_factory=list)
+    forbid: list[ForbidEntry] = Field(default_factory=list)
+    communicate: list[CommunicateCheck] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _references_resolve(self) -> Expectation:
+        ids = [entry.id for entry in self.change if entry.id]
+        if len(ids) != len(set(ids)):
+            raise ValueError(f"duplicate change entry ids: {sorted(ids)}")
+        known = set(ids)
+        for entry in [*self.change, *self.allow, *self.forbid]:
+            unknown = entry.entry_refs() - known
+            if unknown:
+                raise ValueError(f"{entry.label!r} references unknown entries: {sorted(unknown)}")
+        for check in self.communicate:
+            ref = check.entry_ref()
+            if ref and ref[0] not in known:
+                raise ValueError(f"{check.label!r} references unknown entry ${ref[0]}")
+            if not ref and not check.value.strip():
+                raise ValueError(f"{check.label!r} has an empty value")
+        return self
+
+    def check_catalog(self, catalog: Catalog) -> None:
+        """Raise ExpectationError if a table or field is not in the system's catalog."""
+        for entry in [*self.change, *self.allow, *self.forbid]:
+            if entry.table not in catalog:
+                raise ExpectationError(f"{entry.label!r}: unknown table {entry.table!r}")
+            spec = catalog[entry.table]
+            for name, _ in entry.predicates():
+                if name not in spec:
+                    raise ExpectationError(f"{entry.label!r}: table {entry.table} has no field {name!r}")
+        by_id = {entry.id: entry for entry in self.change if entry.id}
+        for check in self.communicate:
+            ref = check.entry_ref()
+            if ref and ref[1] not in catalog[by_id[ref[0]].table]:
+                raise ExpectationError(f"{check.label!r}: {by_id[ref[0]].table} has no field {ref[1]!r}")
+
+
+def bind_params(data: Any, params: Mapping[str, Any]) -> Any:
+    """Substitute ``{{path}}`` references with values from ``params``, recursively.
+
+    Raises:
+        ExpectationError: A referenced param does not exist.
+    """
+    if isinstance(data, str):
+        whole = _PARAM.fullmatch(data.strip())
+        if whole:
+            return _text(_lookup(params, whole.group(1)))
+        return _PARAM.sub(lambda match: str(_text(_lookup(params, match.group(1)))), data)
+    if isinstance(data, list):
+        return [bind_params(item, params) for item in data]
+    if isinstance(data, dict):
+        return {key: bind_params(value, params) for key, value in data.items()}
+    return data
+
+
+def _lookup(params: Mapping[str, Any], path: str) -> Any:
+    value: Any = params
+    for part in path.split("."):
+        if isinstance(value, Mapping) and part in value:
+            value = value[part]
+        elif isinstance(value, list | tuple) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            raise ExpectationError(f"unresolved param {{{{{path}}}}}: no {part!r}")
+    if isinstance(value, Mapping | list | tuple):
+        raise ExpectationError(f"param {{{{{path}}}}} is not a single value")
+    return value
+
+
+def load_expectation(data: Mapping[str, Any], params: Mapping[str, Any], catalog: Catalog) -> Expectation:
+    """Bind params, validate the shape and check tables and fields: the scenario loader's entry point.
+
+    Raises:
+        ExpectationError: With a message naming what is wrong.
+    """
+    bound = bind_params(dict(data), params)
+    try:
+        expectation = Expectation.model_validate(bound)
+    except ValidationError as error:
+        raise ExpectationError(str(error)) from None
+    expectation.check_catalog(catalog)
+    return expectation
+
+
+def expectation_json_schema() -> dict[str, Any]:
+    """The published JSON Schema of the expectation language."""
+    schema = Expectation.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "enterprise-envs expectation"
+    return schema
+
+
+@cache
+def published_schema() -> dict[str, Any]:
+    """The schema file shipped in the package (kept equal to the models by a test)."""
+    path = resources.files(__package__).joinpath("schema", "expectation.schema.json")
+    return json.loads(path.read_text(encoding="utf-8"))

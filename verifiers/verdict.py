@@ -1,0 +1,335 @@
+"""Verification: match the diff against an expectation and explain the outcome.
+
+Semantics:
+
+- each required change is claimed by its own rows (a row satisfies at most one entry), within
+  the entry's count;
+- every changed row must be claimed by a ``change`` or an ``allow`` entry; anything else is
+  collateral damage and fails the verdict by name (so a refusal scenario, with no ``change``
+  entries, fails on any write);
+- a ``forbid`` entry matching any changed row fails the verdict by name, even if an ``allow``
+  entry would have claimed it;
+- every ``communicate`` check must find its value in the agent's messages.
+
+Whether rows can be claimed so that all of this holds is decided exactly, by a search over
+assignments of changed rows to entries (small: a handful of entries, tens of rows), so the
+verdict never depends on the order in which the agent wrote. The search has a node budget;
+exceeding it raises :class:`VerifierError`, which makes the episode invalid rather than failed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from enterprise_envs.mocks._core.store import Store
+from enterprise_envs.verifiers.diff import RowChange, StateDiff, compute_diff
+from enterprise_envs.verifiers.expectations import AllowEntry, ChangeEntry, CommunicateCheck, Expectation
+from enterprise_envs.verifiers.predicates import Claims, row_failure
+from enterprise_envs.verifiers.transcript import mentions
+
+#: Search nodes before the verifier gives up (a scenario this ambiguous needs rewriting).
+SEARCH_BUDGET = 200_000
+ALLOW = -1
+
+
+class VerifierError(RuntimeError):
+    """The verifier could not decide (its own fault, not the agent's)."""
+
+
+@dataclass(frozen=True)
+class RequirementResult:
+    """The outcome of one requirement (a change entry, a forbid entry or a communicate check)."""
+
+    label: str
+    kind: str
+    passed: bool
+    evidence: str
+    rows: tuple[tuple[str, str], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "label": self.label,
+            "kind": self.kind,
+            "passed": self.passed,
+            "evidence": self.evidence,
+            "rows": [list(row) for row in self.rows],
+        }
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether the end state is what the scenario asked for, and why.
+
+    Attributes:
+        passed: Every requirement holds and nothing unexplained changed.
+        score: 1.0 or 0.0.
+        requirements: One result per change entry, forbid entry and communicate check.
+        unexplained: Changed rows no entry claims (collateral damage).
+        diff: The state diff judged.
+    """
+
+    passed: bool
+    requirements: tuple[RequirementResult, ...]
+    unexplained: tuple[RowChange, ...]
+    diff: StateDiff = field(repr=False)
+
+    @property
+    def score(self) -> float:
+        """1.0 for a pass, else 0.0."""
+        return 1.0 if self.passed else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "passed": self.passed,
+            "score": self.score,
+            "requirements": [result.to_dict() for result in self.requirements],
+            "unexplained": [change.to_dict() for change in self.unexplained],
+            "diff": self.diff.summary(),
+        }
+
+    def to_json(self) -> str:
+        """Deterministic JSON."""
+        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+
+    def to_text(self) -> str:
+        """Readable rendering for logs and the audit's --explain."""
+        lines = [f"verdict: {'PASS' if self.passed else 'FAIL'}"]
+        for result in self.requirements:
+            lines.append(
+                f"  [{'ok' if result.passed else 'FAIL'}] {result.kind} {result.label}: {result.evidence}"
+            )
+        for change in self.unexplained:
+            lines.append(
+                f"  [FAIL] unexplained {change.op} {change.label()}: {', '.join(change.significant)}"
+            )
+        lines.append("diff:\n" + "\n".join("  " + line for line in self.diff.to_text().splitlines()))
+        return "\n".join(lines)
+
+
+def verify(store: Store, expectation: Expectation, transcript: Sequence[str] = ()) -> Verdict:
+    """Judge the back-end's current state (against the change log's start) and the transcript.
+
+    Args:
+        store: The env's store; its change log defines the start state.
+        expectation: A bound expectation (params already substituted).
+        transcript: What the agent said to the user, one string per message.
+    """
+    return judge(compute_diff(store), expectation, transcript)
+
+
+def judge(diff: StateDiff, expectation: Expectation, transcript: Sequence[str] = ()) -> Verdict:
+    """Judge a computed diff (see :func:`verify`)."""
+    rows = list(diff.changes)
+    entries = expectation.change
+    candidates = [[e for e, entry in enumerate(entries) if _matches(entry, change)] for change in rows]
+    allowable = [any(_allowed(allow, change) for allow in expectation.allow) for change in rows]
+    search = _Search(rows, expectation, candidates, allowable, transcript)
+    assignment = search.run()
+    passed_claims = assignment is not None
+    if assignment is None:
+        assignment = _best_effort(rows, entries, candidates, allowable)
+    results: list[RequirementResult] = []
+    claims = _claims(rows, assignment, len(entries))
+    for e, entry in enumerate(entries):
+        results.append(_entry_result(entry, [rows[i] for i in claims[e]], rows))
+    sys_ids = _claimed_ids(rows, entries, claims)
+    forbidden = []
+    for forbid in expectation.forbid:
+        hits = [change for change in rows if _allowed(forbid, change, sys_ids)]
+        forbidden.append(bool(hits))
+        evidence = "; ".join(f"{change.op} {change.label()}" for change in hits) or "untouched"
+        results.append(
+            RequirementResult(forbid.label, "forbid", not hits, evidence, tuple(c.key for c in hits))
+        )
+    claimed_rows = {entry.id: [rows[i] for i in claims[e]] for e, entry in enumerate(entries) if entry.id}
+    told = [_communicate_result(check, claimed_rows, transcript) for check in expectation.communicate]
+    results.extend(told)
+    unexplained = tuple(rows[i] for i, owner in enumerate(assignment) if owner is None)
+    passed = passed_claims and not any(forbidden) and all(result.passed for result in results)
+    return Verdict(passed, tuple(results), unexplained, diff)
+
+
+# -- matching ---------------------------------------------------------------------------------
+
+
+def _matches(entry: ChangeEntry, change: RowChange) -> bool:
+    """Could this row satisfy this entry (references to other entries decided later)?"""
+    return (
+        entry.table == change.table
+        and entry.op == change.op
+        and row_failure(entry.predicates(), change) is None
+    )
+
+
+def _allowed(entry: AllowEntry, change: RowChange, claims: Claims = None) -> bool:
+    """Does an allow (or forbid) entry cover this row? References are deferred when claims is None."""
+    return (
+        entry.table == change.table
+        and change.op in entry.ops()
+        and row_failure(entry.predicates(), change, claims) is None
+    )
+
+
+def _claimed_ids(
+    rows: list[RowChange], entries: list[ChangeEntry], claims: list[list[int]]
+) -> dict[str, frozenset[str]]:
+    return {
+        entry.id: frozenset(rows[i].sys_id for i in claims[e]) for e, entry in enumerate(entries) if entry.id
+    }
+
+
+class _Search:
+    """Backtracking over rows: each goes to a compatible entry with room, or to allow."""
+
+    def __init__(
+        self,
+        rows: list[RowChange],
+        expectation: Expectation,
+        candidates: list[list[int]],
+        allowable: list[bool],
+        transcript: Sequence[str],
+    ) -> None:
+        self.rows, self.entries, self.candidates, self.allowable = (
+            rows,
+            expectation.change,
+            candidates,
+            allowable,
+        )
+        self.allow, self.communicate, self.transcript = expectation.allow, expectation.communicate, transcript
+        entries = self.entries
+        self.bounds = [entry.bounds() for entry in entries]
+        # remaining[i][e]: rows at index >= i that entry e could still take.
+        self.remaining = [[0] * len(entries) for _ in range(len(rows) + 1)]
+        for i in range(len(rows) - 1, -1, -1):
+            self.remaining[i] = list(self.remaining[i + 1])
+            for e in candidates[i]:
+                self.remaining[i][e] += 1
+        self.nodes = 0
+        self.has_refs = any(entry.entry_refs() for entry in [*entries, *expectation.allow])
+
+    def run(self) -> list[int | None] | None:
+        if any(
+            not options and not allow for options, allow in zip(self.candidates, self.allowable, strict=True)
+        ):
+            return None  # some row nothing can claim
+        counts = [0] * len(self.entries)
+        assignment: list[int | None] = [None] * len(self.rows)
+        return assignment if self._step(0, counts, assignment) else None
+
+    def _step(self, i: int, counts: list[int], assignment: list[int | None]) -> bool:
+        self.nodes += 1
+        if self.nodes > SEARCH_BUDGET:
+            raise VerifierError(
+                f"claim search exceeded {SEARCH_BUDGET} nodes; the expectation is too ambiguous"
+            )
+        for e, (low, _) in enumerate(self.bounds):
+            if counts[e] + self.remaining[i][e] < low:
+                return False
+        if i == len(self.rows):
+            return self._leaf(assignment)
+        for e in self.candidates[i]:
+            high = self.bounds[e][1]
+            if high is not None and counts[e] >= high:
+                continue
+            counts[e] += 1
+            assignment[i] = e
+            if self._step(i + 1, counts, assignment):
+                return True
+            counts[e] -= 1
+        if self.allowable[i]:
+            assignment[i] = ALLOW
+            if self._step(i + 1, counts, assignment):
+                return True
+        assignment[i] = None
+        return False
+
+    def _leaf(self, assignment: list[int | None]) -> bool:
+        claims = _claims(self.rows, assignment, len(self.entries))
+        if self.has_refs:
+            sys_ids = _claimed_ids(self.rows, self.entries, claims)
+            for e, entry in enumerate(self.entries):
+                for i in claims[e]:
+                    if row_failure(entry.predicates(), self.rows[i], sys_ids) is not None:
+                        return False
+            for i, owner in enumerate(assignment):
+                if owner == ALLOW and not any(_allowed(allow, self.rows[i], sys_ids) for allow in self.allow):
+                    return False
+        claimed_rows = {
+            entry.id: [self.rows[i] for i in claims[e]] for e, entry in enumerate(self.entries) if entry.id
+        }
+        return all(
+            _communicate_result(check, claimed_rows, self.transcript).passed for check in self.communicate
+        )
+
+
+def _claims(rows: list[RowChange], assignment: list[int | None], count: int) -> list[list[int]]:
+    claims: list[list[int]] = [[] for _ in range(count)]
+    for i, owner in enumerate(assignment):
+        if owner is not None and owner >= 0:
+            claims[owner].append(i)
+    return claims
+
+
+def _best_effort(
+    rows: list[RowChange], entries: list[ChangeEntry], candidates: list[list[int]], allowable: list[bool]
+) -> list[int | None]:
+    """For a failing verdict's explanation: fill entries in order, then allow, rest unexplained."""
+    assignment: list[int | None] = [None] * len(rows)
+    counts = [0] * len(entries)
+    for i in range(len(rows)):
+        for e in candidates[i]:
+            high = entries[e].bounds()[1]
+            if high is None or counts[e] < high:
+                assignment[i] = e
+                counts[e] += 1
+                break
+        else:
+            if allowable[i]:
+                assignment[i] = ALLOW
+    return assignment
+
+
+# -- explanations -------------------------------------------------------------------------------
+
+
+def _entry_result(entry: ChangeEntry, claimed: list[RowChange], rows: list[RowChange]) -> RequirementResult:
+    low, high = entry.bounds()
+    ok = len(claimed) >= low and (high is None or len(claimed) <= high)
+    wanted = f"{low}" if low == high else f"{low}..{'' if high is None else high}"
+    if claimed:
+        evidence = f"claimed {len(claimed)} (want {wanted}): " + "; ".join(
+            f"{change.op} {change.label()}" for change in claimed
+        )
+    else:
+        near = [change for change in rows if change.table == entry.table and change.op == entry.op]
+        reasons = [
+            f"{change.label()}: {row_failure(entry.predicates(), change) or 'claimed elsewhere'}"
+            for change in near
+        ]
+        evidence = f"no {entry.op} on {entry.table} matched (want {wanted})" + (
+            "; closest: " + "; ".join(reasons[:3]) if reasons else ""
+        )
+    return RequirementResult(entry.label, "change", ok, evidence, tuple(change.key for change in claimed))
+
+
+def _communicate_result(
+    check: CommunicateCheck, claimed_rows: dict[str, list[RowChange]], transcript: Sequence[str]
+) -> RequirementResult:
+    ref = check.entry_ref()
+    if ref is None:
+        values = [check.value]
+    else:
+        entry_id, name = ref
+        values = [change.value(name) for change in claimed_rows.get(entry_id, [])]
+    values = [value for value in values if value.strip()]
+    if not values:
+        return RequirementResult(check.label, "communicate", False, f"no value to look for ({check.value})")
+    missing = [value for value in values if not mentions(transcript, value)]
+    if missing:
+        return RequirementResult(check.label, "communicate", False, f"never told the user {missing[0]!r}")
+    return RequirementResult(check.label, "communicate", True, f"told the user {values[0]!r}")
