@@ -1,0 +1,236 @@
+"""Personas: what a simulated user knows, wants, refuses and how they talk. Data, not code.
+
+A persona is loaded from a scenario's ``[user]`` table and validated by these models (JSON
+Schema published as ``scenarios/schema/persona.schema.json``). The simulator sees the persona
+and a :data:`UserView` only: never the database, the verifier or the solution.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import re
+from collections.abc import Mapping
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+#: The few user-visible outcomes a scenario declares, computed from state each turn
+#: ("my incident is resolved": True). The simulator's only window on the environment.
+UserView = Mapping[str, bool]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _patterns_compile(patterns: list[str]) -> list[str]:
+    for pattern in patterns:
+        try:
+            re.compile(pattern)
+        except re.error as error:
+            raise ValueError(f"invalid pattern {pattern!r}: {error}") from None
+    return patterns
+
+
+class Disclosure(enum.Enum):
+    """When a fact may be told."""
+
+    OPENING = "opening"  # said in the first message
+    ON_ASK = "on_ask"  # only when the agent asks for it
+    NEVER = "never"  # never told (a secret the user holds but must not share)
+
+
+class FactKind(enum.Enum):
+    """What sort of fact, for metrics (front-loading counts identifiers)."""
+
+    IDENTIFIER = "identifier"
+    ATTRIBUTE = "attribute"
+    SYMPTOM = "symptom"
+    HISTORY = "history"
+    PREFERENCE = "preference"
+
+
+class Fact(_Strict):
+    """Something the user knows and may tell.
+
+    Attributes:
+        key: Name (``employee_id``); also the placeholder ``{{employee_id}}`` in templates.
+        value: The exact value; protected from typos and paraphrase.
+        asked_by: Regular expressions (case-insensitive) that count as the agent asking for it.
+        disclosure: opening, on_ask or never.
+        min_turn: The earliest user turn (0 = opening) in which it may be told.
+        kind: identifier, attribute, symptom, history or preference.
+        phrasing: How the user says it, with ``{value}`` (default: a template per kind).
+    """
+
+    key: str = Field(pattern=r"^[a-z_][a-z0-9_]*$")
+    value: str
+    asked_by: list[str] = Field(default_factory=list)
+    disclosure: Disclosure = Disclosure.ON_ASK
+    min_turn: int = Field(0, ge=0)
+    kind: FactKind = FactKind.ATTRIBUTE
+    phrasing: str | None = None
+
+    _check_patterns = field_validator("asked_by")(_patterns_compile)
+
+    @field_validator("value", mode="before")
+    @classmethod
+    def _as_text(cls, value: Any) -> Any:
+        return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
+
+
+class Unknown(_Strict):
+    """Something the user explicitly does not know (they say so instead of inventing)."""
+
+    key: str = Field(pattern=r"^[a-z_][a-z0-9_]*$")
+    asked_by: list[str]
+    reply: str | None = None
+
+    _check_patterns = field_validator("asked_by")(_patterns_compile)
+
+
+class Refusal(_Strict):
+    """A request the user refuses (passwords, MFA codes, someone else's data)."""
+
+    key: str = Field(pattern=r"^[a-z_][a-z0-9_]*$")
+    asked_by: list[str]
+    reply: str | None = None
+    patience_cost: int = Field(1, ge=0)
+
+    _check_patterns = field_validator("asked_by")(_patterns_compile)
+
+
+class StepOutcome(_Strict):
+    """What the user reports after the agent tells them to try something.
+
+    The report is read from the UserView (``view`` key), never invented.
+    """
+
+    key: str = Field(pattern=r"^[a-z_][a-z0-9_]*$")
+    asked_by: list[str] = Field(description="Patterns recognizing the instruction (e.g. 'restart|reboot').")
+    view: str = Field(description="UserView key telling whether trying the step helped.")
+    when_true: str
+    when_false: str
+
+    _check_patterns = field_validator("asked_by")(_patterns_compile)
+
+
+class Mood(enum.Enum):
+    """How the user feels; frustration changes the register."""
+
+    CALM = "calm"
+    IRRITATED = "irritated"
+    ANGRY = "angry"
+
+
+class Patience(_Strict):
+    """A budget the agent spends; the user abandons when it runs out."""
+
+    budget: int = Field(14, ge=1)
+    per_turn: int = Field(1, ge=0)
+    repeated_question: int = Field(2, ge=0)
+    false_fixed: int = Field(3, ge=0)
+    redo_step: int = Field(1, ge=0)
+    irritated_below: float = Field(0.5, gt=0, le=1, description="Fraction of the budget left.")
+    angry_below: float = Field(0.25, gt=0, le=1)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Patience:
+        if self.angry_below > self.irritated_below:
+            raise ValueError("angry_below must not exceed irritated_below")
+        return self
+
+    def mood(self, left: int) -> Mood:
+        """The mood at this much patience left."""
+        fraction = left / self.budget
+        if fraction < self.angry_below:
+            return Mood.ANGRY
+        if fraction < self.irritated_below:
+            return Mood.IRRITATED
+        return Mood.CALM
+
+
+class Register(enum.Enum):
+    """Wording bank: how many words the user spends."""
+
+    TERSE = "terse"
+    NEUTRAL = "neutral"
+    WORDY = "wordy"
+
+
+class Style(_Strict):
+    """How the user writes. Fact values are never altered by style."""
+
+    wording: Register = Field(Register.NEUTRAL, description="terse, neutral or wordy template bank.")
+    politeness: float = Field(0.5, ge=0, le=1, description="Probability of a courtesy word.")
+    typo_rate: float = Field(0.0, ge=0, le=0.2, description="Per-word probability of a typo.")
+    lowercase: bool = False
+    answers_per_turn: int = Field(2, ge=1, le=5, description="Most facts given in one reply.")
+    identifiers_in_opening: bool = False
+
+
+class Persona(_Strict):
+    """One simulated user.
+
+    Attributes:
+        name: The user's display name (what they call themselves).
+        goal: What they want, in their words (for the LLM prompt and restating the goal).
+        opening: The first message, with no identifiers unless ``style.identifiers_in_opening``
+            (``{{key}}`` placeholders are filled for opening facts only).
+        facts, unknowns, refusals, steps: See the classes.
+        done_when: The UserView key meaning "my goal is met".
+        patience, style: See the classes.
+        variant: Population variant name (``base``, ``terse``, ``frustrated``, ...).
+    """
+
+    name: str
+    goal: str
+    opening: str
+    facts: list[Fact] = Field(default_factory=list)
+    unknowns: list[Unknown] = Field(default_factory=list)
+    refusals: list[Refusal] = Field(default_factory=list)
+    steps: list[StepOutcome] = Field(default_factory=list)
+    done_when: str
+    patience: Patience = Field(default_factory=Patience)
+    style: Style = Field(default_factory=Style)
+    variant: str = "base"
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Persona:
+        keys = [item.key for item in [*self.facts, *self.unknowns, *self.refusals, *self.steps]]
+        duplicates = sorted({key for key in keys if keys.count(key) > 1})
+        if duplicates:
+            raise ValueError(f"duplicate keys: {duplicates}")
+        facts = {fact.key: fact for fact in self.facts}
+        for key in re.findall(r"\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}", self.opening):
+            if key not in facts:
+                raise ValueError(f"opening mentions unknown fact {key!r}")
+            if facts[key].disclosure is not Disclosure.OPENING:
+                raise ValueError(f"opening mentions {key!r}, which is not disclosed at opening")
+        return self
+
+    def fact(self, key: str) -> Fact | None:
+        """The fact called ``key``."""
+        return next((fact for fact in self.facts if fact.key == key), None)
+
+    def view_keys(self) -> set[str]:
+        """Every UserView key the persona reads."""
+        return {self.done_when, *(step.view for step in self.steps)}
+
+
+def persona_json_schema() -> dict[str, Any]:
+    """The published JSON Schema of the persona format."""
+    schema = Persona.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "enterprise-envs persona"
+    return schema
+
+
+@cache
+def published_schema() -> dict[str, Any]:
+    """The persona schema file shipped in the package (kept equal to the models by a test)."""
+    path = resources.files("enterprise_envs.scenarios").joinpath("schema", "persona.schema.json")
+    return json.loads(path.read_text(encoding="utf-8"))
