@@ -23,11 +23,8 @@ the scenario loads; an unresolvable one is a load-time error, never a verify-tim
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
-from functools import cache
-from importlib import resources
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -306,10 +303,3 @@ def expectation_json_schema() -> dict[str, Any]:
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "enterprise-envs expectation"
     return schema
-
-
-@cache
-def published_schema() -> dict[str, Any]:
-    """The schema file shipped in the package (kept equal to the models by a test)."""
-    path = resources.files(__package__).joinpath("schema", "expectation.schema.json")
-    return json.loads(path.read_text(encoding="utf-8"))

@@ -8,11 +8,8 @@ and a :data:`UserView` only: never the database, the verifier or the solution.
 from __future__ import annotations
 
 import enum
-import json
 import re
 from collections.abc import Mapping
-from functools import cache
-from importlib import resources
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -227,10 +224,3 @@ def persona_json_schema() -> dict[str, Any]:
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "enterprise-envs persona"
     return schema
-
-
-@cache
-def published_schema() -> dict[str, Any]:
-    """The persona schema file shipped in the package (kept equal to the models by a test)."""
-    path = resources.files("enterprise_envs.scenarios").joinpath("schema", "persona.schema.json")
-    return json.loads(path.read_text(encoding="utf-8"))
