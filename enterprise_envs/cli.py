@@ -3,24 +3,57 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 
 def _demo(args: argparse.Namespace) -> int:
     from enterprise_envs.demo import run_demo
 
-    return run_demo(size=args.size, seed=args.seed, out=sys.stdout)
+    return run_demo(episodes=args.episodes, seed=args.seed, scenario=args.scenario, out=sys.stdout)
 
 
 def _list(args: argparse.Namespace) -> int:
-    from enterprise_envs.mocks.itsm import ITSM
+    from enterprise_envs import registry
 
-    for system in (ITSM,):
-        print(f"system {system.name}: {len(system.catalog)} tables")
-        for surface_name in system.surfaces:
-            surface = system.surface(surface_name)
-            print(f"  surface {surface_name}: {len(surface)} tools: {', '.join(surface.tools)}")
+    print("environments:")
+    for suite in registry.SUITES:
+        print(f"  {suite.env_id} (also {registry.NAMESPACE}/{suite.env_id}): {suite.description}")
+    print("systems:")
+    for name, system in sorted(registry.systems().items()):
+        surfaces = ", ".join(
+            f"{surface} ({len(system.surface(surface))} tools)" for surface in system.surfaces
+        )
+        print(f"  {name}: {len(system.catalog)} tables; surfaces {surfaces}")
+    print("scenarios:")
+    for scenario_id, scenario in sorted(registry.scenarios().items()):
+        print(f"  {scenario_id} v{scenario.version} [{', '.join(scenario.tags)}]: {scenario.title}")
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    from enterprise_envs.runner import default_progress, run
+
+    env_kwargs: dict = {"surface": args.surface, "user": args.user}
+    if args.scenario:
+        env_kwargs["scenario"] = args.scenario
+    if args.world_size:
+        env_kwargs["world_size"] = args.world_size
+    if args.faults:
+        env_kwargs["faults"] = args.faults if args.faults in ("scenario", "off") else json.loads(args.faults)
+    summary = run(
+        args.env_id,
+        args.agent,
+        args.episodes,
+        seed=args.seed,
+        out=Path(args.out) if args.out else None,
+        env_kwargs=env_kwargs,
+        progress=default_progress(),
+    )
+    print(summary.to_text())
+    print(f"{sum(sum(row.values()) for row in summary.counts.values())} episodes in {summary.seconds:.2f} s")
     return 0
 
 
@@ -30,12 +63,30 @@ def build_parser() -> argparse.ArgumentParser:
         prog="enterprise-envs", description="Gymnasium environments of mocked enterprise systems."
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    demo = commands.add_parser("demo", help="drive the ITSM mock through a short service-desk interaction")
-    demo.add_argument("--size", default="default", choices=["tiny", "default", "large"], help="world size")
-    demo.add_argument("--seed", type=int, default=0, help="world seed")
+
+    demo = commands.add_parser(
+        "demo", help="play a few oracle episodes of ITSM-v0, printing dialogue and verdict"
+    )
+    demo.add_argument("--episodes", type=int, default=3)
+    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--scenario", default=None, help="a scenario id or tag (default: any)")
     demo.set_defaults(run=_demo)
-    listing = commands.add_parser("list", help="list systems, surfaces and tools")
+
+    listing = commands.add_parser("list", help="list environments, systems and scenarios")
     listing.set_defaults(run=_list)
+
+    running = commands.add_parser("run", help="run episodes with an agent and write JSONL trajectories")
+    running.add_argument("env_id", help="e.g. ITSM-v0")
+    running.add_argument("--agent", choices=["oracle", "random"], default="oracle")
+    running.add_argument("--episodes", type=int, default=10)
+    running.add_argument("--seed", type=int, default=0)
+    running.add_argument("--out", default=None, help="JSONL file for the trajectories")
+    running.add_argument("--scenario", action="append", help="scenario id or tag (repeatable)")
+    running.add_argument("--surface", choices=["typed", "rest"], default="typed")
+    running.add_argument("--user", choices=["rules", "llm"], default="rules")
+    running.add_argument("--world-size", choices=["tiny", "default", "large"], default=None)
+    running.add_argument("--faults", default=None, help="scenario | off | a JSON fault config")
+    running.set_defaults(run=_run)
     return parser
 
 

@@ -24,7 +24,7 @@ the scenario loads; an unresolvable one is a load-time error, never a verify-tim
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -250,22 +250,34 @@ class Expectation(_Strict):
                 raise ExpectationError(f"{check.label!r}: {by_id[ref[0]].table} has no field {ref[1]!r}")
 
 
-def bind_params(data: Any, params: Mapping[str, Any]) -> Any:
+def bind_params(data: Any, params: Mapping[str, Any], leave: Collection[str] = ()) -> Any:
     """Substitute ``{{path}}`` references with values from ``params``, recursively.
+
+    Args:
+        data: Strings, lists and dicts to bind.
+        params: Values by name (nested mappings and lists for dotted paths).
+        leave: Names left as ``{{name}}`` for a later stage (a persona's own fact placeholders).
 
     Raises:
         ExpectationError: A referenced param does not exist.
     """
     if isinstance(data, str):
         whole = _PARAM.fullmatch(data.strip())
-        if whole:
+        if whole and whole.group(1).split(".")[0] not in leave:
             return _text(_lookup(params, whole.group(1)))
-        return _PARAM.sub(lambda match: str(_text(_lookup(params, match.group(1)))), data)
+        return _PARAM.sub(lambda match: _substitute(match, params, leave), data)
     if isinstance(data, list):
-        return [bind_params(item, params) for item in data]
+        return [bind_params(item, params, leave) for item in data]
     if isinstance(data, dict):
-        return {key: bind_params(value, params) for key, value in data.items()}
+        return {key: bind_params(value, params, leave) for key, value in data.items()}
     return data
+
+
+def _substitute(match: re.Match[str], params: Mapping[str, Any], leave: Collection[str]) -> str:
+    path = match.group(1)
+    if path.split(".")[0] in leave:
+        return match.group(0)
+    return str(_text(_lookup(params, path)))
 
 
 def _lookup(params: Mapping[str, Any], path: str) -> Any:

@@ -55,8 +55,12 @@ class CallResult:
         return {"status": self.status, "headers": dict(self.headers), "body": self.body}
 
     def to_json(self, full: bool = False) -> str:
-        """Compact JSON for an agent: the body alone, or the full response when ``full``."""
-        payload = self.to_dict() if full else self.body
+        """Compact JSON for an agent: the body alone, or the full response when ``full``.
+
+        Errors always come as the full response: the status and headers (Retry-After on a 429)
+        are what an agent needs to recover.
+        """
+        payload = self.to_dict() if full or not self.ok else self.body
         return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -157,6 +161,14 @@ class Backend:
             self.call_index = 0
             self.internal_errors = []
             self.identity = self.system.agent_identity(self.store)
+            self._context = CallContext(self)
+
+    def set_faults(self, faults: FaultConfig, episode_seed: int = 0) -> None:
+        """Start injecting faults now (after scenario setup, which must not be faulted)."""
+        with self.lock:
+            self.faults = FaultInjector(
+                faults, seeded_rng(self.system.name, "faults", self.world_seed, episode_seed)
+            )
             self._context = CallContext(self)
 
     def mark_start(self) -> None:

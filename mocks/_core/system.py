@@ -36,6 +36,8 @@ class System:
         render_error: ToolError -> the vendor's error body.
         access: The access policy every call goes through.
         agent_identity: Who the agent is in a freshly reset world.
+        user_identity: The identity of a world user by login name (None if there is none), for
+            scenario setup and tests acting as someone else.
         settings: Instance switches and their defaults (vendor behaviour that varies by instance).
     """
 
@@ -48,6 +50,7 @@ class System:
     render_error: Callable[[ToolError], Any]
     access: AccessPolicy
     agent_identity: Callable[[Store], Identity]
+    user_identity: Callable[[Store, str], Identity | None]
     settings: Mapping[str, Any] = field(default_factory=dict)
     _built: dict[str, Surface] = field(default_factory=dict, init=False, repr=False, compare=False)
 

@@ -40,10 +40,15 @@ METADATA, MODELS = build_models(CATALOG)
 def _agent_identity(store: Store) -> Identity:
     from enterprise_envs.mocks.itsm.world import AGENT_USER_NAME
 
-    user = store.find_one("sys_user", "user_name", AGENT_USER_NAME)
-    if user is None:
+    identity = _user_identity(store, AGENT_USER_NAME)
+    if identity is None:
         raise RuntimeError("the ITSM world has no service-desk agent user")
-    return identity_of(user)
+    return identity
+
+
+def _user_identity(store: Store, user_name: str) -> Identity | None:
+    user = store.find_one("sys_user", "user_name", user_name)
+    return None if user is None else identity_of(user)
 
 
 def identity_of(user: dict[str, str]) -> Identity:
@@ -80,7 +85,11 @@ ITSM = System(
     render_error=render_error,
     access=ItsmAccessPolicy(),
     agent_identity=_agent_identity,
+    user_identity=_user_identity,
     settings=ITSM_SETTINGS,
 )
 
-__all__ = ["ITSM", "ITSM_EPOCH", "ITSM_SETTINGS", "MODELS", "identity_of"]
+#: The name the registry discovers a system by.
+SYSTEM = ITSM
+
+__all__ = ["ITSM", "ITSM_EPOCH", "ITSM_SETTINGS", "MODELS", "SYSTEM", "identity_of"]

@@ -1,0 +1,325 @@
+"""EnterpriseEnv: a Gymnasium environment of a simulated user and a mocked enterprise back-end."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import gymnasium
+
+from enterprise_envs import registry
+from enterprise_envs.actions import ActionError, EndAction, MessageAction, ToolAction, parse_action
+from enterprise_envs.mocks._core.backend import Backend
+from enterprise_envs.mocks._core.faults import FaultConfig
+from enterprise_envs.scenarios.format import Scenario, ScenarioError
+from enterprise_envs.scenarios.instance import ScenarioInstance, draw_instance
+from enterprise_envs.scenarios.loader import instructions
+from enterprise_envs.scenarios.users.turns import Message, UserSimulator, UserTurn
+from enterprise_envs.spaces import action_space, observation_space
+from enterprise_envs.verifiers import EpisodeFacts, Verdict, classify, verify
+
+Observation = dict[str, str]
+
+
+class EnterpriseEnv(gymnasium.Env):
+    """A service-desk episode: a simulated user with a problem, tools on a mocked back-end.
+
+    ## Description
+    Each episode draws a scenario (a task family such as "report a new incident" or "resolve with
+    a knowledge article") and an instance of it from the world: a caller, their records, a
+    persona that knows only closed facts. The agent talks to the user and calls tools; when the
+    episode ends, a verifier compares the back-end's state with the start and scores it. No LLM
+    is in the reward path.
+
+    ## Action Space
+    ``AnyText``: one JSON action per step (a dict is accepted too):
+    ``{"tool": name, "arguments": {...}}``, ``{"message": text}`` or ``{"end": true}``; an OpenAI
+    tool-call object also works. Anything else yields an ``error`` observation; ``step`` never
+    raises on agent input.
+
+    ## Observation Space
+    ``Dict(role, name, content)`` of ``AnyText``: ``role`` is ``user`` (the simulated user
+    speaks), ``tool`` (a tool result; ``name`` is the tool) or ``error`` (the action was not
+    understood). ``content`` is text (tool results are JSON).
+
+    ## Rewards
+    0 on every step but the last, which gets the verdict's score: 1.0 when the required change
+    happened and nothing else was damaged, else 0.0 (and 0.0 for an invalid episode).
+
+    ## Starting State
+    The world restored from its snapshot, the scenario's setup applied, the user's opening
+    message as the first observation. ``info`` holds ``scenario``, ``version``, ``instructions``
+    (the service desk's policy), ``tools`` (OpenAI function-calling format) and ``budget``.
+
+    ## Episode End
+    Terminated when the user stops (goal met), transfers or abandons, or the agent sends
+    ``{"end": true}``. Truncated when the step or tool-call budget is spent. The final ``info``
+    holds ``outcome`` (success, failure or invalid, with the reason), ``verdict``, ``diff``,
+    ``faults`` and ``messages`` (the dialogue in OpenAI chat format).
+
+    ## Arguments
+    ``scenario`` (an id, a tag, or a list of either; default: the whole suite), ``surface``
+    (``typed`` or ``rest``), ``user`` (``rules``, ``llm`` or a simulator object),
+    ``world_size`` (default: each scenario's own), ``faults`` (``scenario``, ``off`` or a
+    FaultConfig dict), ``world_seed``, ``persona_variants`` (draw the user's style from the
+    population; default True).
+
+    ## Registered ids
+    ``ITSM-v0`` and ``enterprise_envs/ITSM-v0`` (every ITSM scenario). Vector envs work; with
+    ``AsyncVectorEnv`` pass ``shared_memory=False``: text spaces cannot live in shared memory.
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+
+    def __init__(
+        self,
+        suite: str = "ITSM-v0",
+        scenario: str | Iterable[str] | None = None,
+        surface: str = "typed",
+        user: str | UserSimulator = "rules",
+        world_size: str | None = None,
+        faults: str | Mapping[str, Any] = "scenario",
+        world_seed: int = 0,
+        persona_variants: bool = True,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        if surface not in ("typed", "rest"):
+            raise ValueError(f"surface must be 'typed' or 'rest', not {surface!r}")
+        self.suite = registry.suite(suite)
+        self.scenarios: list[Scenario] = registry.select(self.suite.systems, scenario)
+        self.surface = surface
+        self.user: UserSimulator = _make_user(user)
+        self.user_backend = user if isinstance(user, str) else type(user).__name__
+        self.world_size = world_size
+        self.faults_option = faults
+        self.world_seed = world_seed
+        self.persona_variants = persona_variants
+        self.render_mode = render_mode
+        self.observation_space = observation_space()
+        self.action_space = action_space()
+        self._backends: dict[tuple[str, str], Backend] = {}
+        self._instance: ScenarioInstance | None = None
+        self._done = True
+
+    # -- gymnasium API -----------------------------------------------------------------------
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, dict]:
+        """Start an episode: draw a scenario and an instance, return the user's opening."""
+        super().reset(seed=seed)
+        options = options or {}
+        scenario = self._choose(options.get("scenario"))
+        episode_seed = int(self.np_random.integers(0, 2**31 - 1))
+        rng = random.Random(f"{scenario.id}:{episode_seed}")
+        backend = self._backend(scenario)
+        backend.reset(episode_seed=episode_seed)
+        instance = draw_instance(scenario, backend, episode_seed, rng)
+        if self.persona_variants:
+            from enterprise_envs.scenarios.users.population import draw_variant
+
+            instance.persona = draw_variant(instance.persona, rng)
+        backend.set_faults(self._fault_config(instance), episode_seed)
+        self.backend, self._instance, self._done = backend, instance, False
+        self.transcript: list[Message] = []
+        self.chat: list[dict[str, Any]] = []
+        self.steps = self.tool_calls = self.malformed = 0
+        self.simulator_error: str | None = None
+        self.user_terminal: str | None = None
+        tools = backend.surface
+        self._tools_for_agent = tools.openai_tools()
+        opening = self._user_turn()
+        info = {
+            "scenario": scenario.id,
+            "version": scenario.version,
+            "title": scenario.title,
+            "tags": list(scenario.tags),
+            "instructions": instructions(scenario.systems[0]),
+            "tools": self._tools_for_agent,
+            "budget": scenario.budget.model_dump(),
+            "surface": self.surface,
+            "persona_variant": instance.persona.variant,
+        }
+        if opening is None:
+            return self._observation("error", "", "The user simulator failed to start."), info
+        return self._observation("user", "", opening.text), info
+
+    def step(self, action: Any) -> tuple[Observation, float, bool, bool, dict]:
+        """Apply one agent action. Never raises on agent input."""
+        if self._done or self._instance is None:
+            return self._observation("error", "", "The episode is over; call reset()."), 0.0, True, False, {}
+        self.steps += 1
+        try:
+            parsed = parse_action(action)
+        except ActionError as error:
+            self.malformed += 1
+            observation = self._observation("error", "", str(error))
+            return self._after(observation, terminated=False)
+        if isinstance(parsed, ToolAction):
+            return self._after(self._tool(parsed), terminated=False)
+        if isinstance(parsed, MessageAction):
+            self.transcript.append(Message("agent", parsed.text))
+            self.chat.append({"role": "assistant", "content": parsed.text})
+            turn = self._user_turn()
+            if turn is None:
+                return self._after(
+                    self._observation("error", "", "The user did not answer."), terminated=True
+                )
+            return self._after(self._observation("user", "", turn.text), terminated=turn.terminal is not None)
+        assert isinstance(parsed, EndAction)
+        return self._after(self._observation("user", "", ""), terminated=True)
+
+    def render(self) -> str | None:
+        """The dialogue so far as text (``ansi``)."""
+        if self.render_mode != "ansi":
+            return None
+        return "\n".join(f"{message.role}: {message.text}" for message in getattr(self, "transcript", []))
+
+    def close(self) -> None:
+        """Release the worlds."""
+        for backend in self._backends.values():
+            backend.close()
+        self._backends.clear()
+
+    @property
+    def instance(self) -> ScenarioInstance | None:
+        """The current scenario instance (params, persona, expectation).
+
+        For the oracle, the audit and tests: an agent under evaluation must not read it.
+        """
+        return self._instance
+
+    # -- internals -----------------------------------------------------------------------------
+
+    def _choose(self, requested: str | None) -> Scenario:
+        if requested is not None:
+            matches = [scenario for scenario in self.scenarios if scenario.id == requested]
+            if not matches:
+                raise ValueError(f"scenario {requested!r} is not in this env's set")
+            return matches[0]
+        return self.scenarios[int(self.np_random.integers(0, len(self.scenarios)))]
+
+    def _backend(self, scenario: Scenario) -> Backend:
+        system_name = scenario.systems[0]
+        size = self.world_size or scenario.world_size
+        key = (system_name, size)
+        if key not in self._backends:
+            system = registry.systems()[system_name]
+            self._backends[key] = Backend(system, size=size, world_seed=self.world_seed, surface=self.surface)
+        return self._backends[key]
+
+    def _fault_config(self, instance: ScenarioInstance) -> FaultConfig:
+        if self.faults_option == "scenario":
+            return instance.faults
+        if self.faults_option == "off":
+            return FaultConfig()
+        if isinstance(self.faults_option, Mapping):
+            return FaultConfig.from_dict(dict(self.faults_option))
+        raise ValueError(f"faults must be 'scenario', 'off' or a dict, not {self.faults_option!r}")
+
+    def _tool(self, action: ToolAction) -> Observation:
+        self.tool_calls += 1
+        call_id = f"call_{self.tool_calls}"
+        arguments = json.dumps(action.arguments, ensure_ascii=False, sort_keys=True)
+        self.chat.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        "function": {"name": action.name, "arguments": arguments},
+                    }
+                ],
+            }
+        )
+        result = self.backend.call(action.name, action.arguments)
+        content = result.to_json(full=self.backend.surface.full_response)
+        self.chat.append({"role": "tool", "tool_call_id": call_id, "content": content})
+        return self._observation("tool", action.name, content)
+
+    def _user_turn(self) -> UserTurn | None:
+        instance = self._instance
+        assert instance is not None
+        agent_messages = [message.text for message in self.transcript if message.role == "agent"]
+        view = instance.view(self.backend, agent_messages)
+        try:
+            turn = self.user.respond(instance.persona, instance.seed, self.transcript, view)
+        except Exception as error:  # the simulator's fault: the episode becomes invalid
+            self.simulator_error = f"{type(error).__name__}: {error}"
+            return None
+        self.transcript.append(Message("user", turn.text))
+        self.chat.append({"role": "user", "content": turn.text})
+        if turn.terminal is not None:
+            self.user_terminal = turn.terminal.value
+        return turn
+
+    def _after(
+        self, observation: Observation, terminated: bool
+    ) -> tuple[Observation, float, bool, bool, dict]:
+        instance = self._instance
+        assert instance is not None
+        budget = instance.scenario.budget
+        terminated = terminated or self.simulator_error is not None
+        truncated = not terminated and (
+            self.steps >= budget.max_steps or self.tool_calls >= budget.max_tool_calls
+        )
+        if not (terminated or truncated):
+            return observation, 0.0, False, False, {}
+        self._done = True
+        verdict, verifier_error = self._verify()
+        facts = EpisodeFacts(
+            internal_errors=tuple(self.backend.internal_errors),
+            verifier_error=verifier_error,
+            simulator_error=self.simulator_error,
+            malformed_actions=self.malformed,
+            budget_exhausted=truncated,
+            injected_faults=len(self.backend.faults.log),
+        )
+        outcome = classify(verdict, facts)
+        reward = verdict.score if verdict is not None and outcome.kind.value != "invalid" else 0.0
+        info = {
+            "outcome": outcome.to_dict(),
+            "verdict": verdict.to_dict() if verdict is not None else None,
+            "diff": verdict.diff.to_dict() if verdict is not None else None,
+            "faults": [event.to_dict() for event in self.backend.faults.log],
+            "user_terminal": self.user_terminal,
+            "steps": self.steps,
+            "tool_calls": self.tool_calls,
+            "messages": list(self.chat),
+        }
+        return observation, reward, terminated, truncated, info
+
+    def _verify(self) -> tuple[Verdict | None, str | None]:
+        instance = self._instance
+        assert instance is not None
+        said = [message.text for message in self.transcript if message.role == "agent"]
+        try:
+            return verify(self.backend.store, instance.expectation, said), None
+        except Exception as error:  # the verifier's fault: invalid, never a policy failure
+            return None, f"{type(error).__name__}: {error}"
+
+    @staticmethod
+    def _observation(role: str, name: str, content: str) -> Observation:
+        return {"role": role, "name": name, "content": content}
+
+
+def _make_user(user: str | UserSimulator) -> UserSimulator:
+    if user == "rules":
+        from enterprise_envs.scenarios.users.rules import RuleUser
+
+        return RuleUser()
+    if user == "llm":
+        from enterprise_envs.scenarios.users.llm import LLMUser
+
+        return LLMUser.from_environment()
+    if isinstance(user, str):
+        raise ValueError(f"user must be 'rules', 'llm' or a simulator object, not {user!r}")
+    return user
+
+
+__all__ = ["EnterpriseEnv", "ScenarioError"]

@@ -1,0 +1,146 @@
+"""The scenario format: one TOML file per scenario, validated by these models.
+
+A scenario is the task triplet:
+
+- **problem**: the user's persona (goal, closed facts, unknowns, refusals, style) and the UserView
+  checks that tell the simulator what it can observe;
+- **environment**: the world (size), params drawn per seed from it, setup calls placing the
+  scenario's state, faults, budget;
+- **verification**: the expectation (required, allowed, forbidden changes, transcript checks) and
+  reference solutions (the oracle) proving the task can be done.
+
+Values anywhere may use ``{{param.field}}`` templates, resolved when an instance is drawn. The JSON
+Schema is published as ``scenarios/schema/scenario.schema.json``. See docs/scenarios.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+_ID = r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$"
+_NAME = r"^[a-z_][a-z0-9_]*$"
+
+
+class ScenarioError(ValueError):
+    """A scenario that cannot be loaded or instantiated: the author's bug, never the agent's."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Budget(_Strict):
+    """Limits of one episode; reaching one truncates it."""
+
+    max_steps: int = Field(30, ge=1, description="Agent actions (tool calls, messages, end).")
+    max_tool_calls: int = Field(20, ge=0)
+
+
+class ParamSpec(_Strict):
+    """A value drawn per seed from the world: one row (or several) of a table.
+
+    ``where`` is a SQL condition over the table's columns written by the scenario author (trusted
+    package data); ``{{earlier.param}}`` inside it is bound as a SQL parameter, never pasted.
+    """
+
+    table: str
+    where: str = "1"
+    count: int = Field(1, ge=1, description="Rows to draw; more than 1 gives a list.")
+    order_by: str = Field("sys_id", description="Candidates are sorted so a seed picks the same rows.")
+
+
+class SetupCall(_Strict):
+    """A call that places the scenario's state over the world before the episode starts."""
+
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    surface: Literal["typed", "rest"] = "typed"
+    as_user: str = Field("admin", description="user_name to act as (templated).")
+    save_as: str | None = Field(None, pattern=_NAME, description="Keep the result body as a param.")
+
+
+class ViewCheck(_Strict):
+    """One UserView key: what the user can observe, computed from state (and what they were told).
+
+    ``exists``: true when a row of ``table`` matches ``where``. ``told_record``: true when the
+    agent's messages mention the number of a row of ``table`` matching ``where`` (e.g. "the number
+    I was given exists and is mine").
+    """
+
+    kind: Literal["exists", "told_record"] = "exists"
+    table: str
+    where: str = "1"
+
+
+class SolutionStep(_Strict):
+    """One step of a reference solution: a tool call, a message to the user, or the end."""
+
+    tool: str | None = None
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    message: str | None = None
+    save_as: str | None = Field(None, pattern=_NAME, description="Keep the result body for later steps.")
+    end: bool = False
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> SolutionStep:
+        kinds = sum([self.tool is not None, self.message is not None, self.end])
+        if kinds != 1:
+            raise ValueError("a step is exactly one of: tool, message, end")
+        return self
+
+
+class Solution(_Strict):
+    """A reference solution (the oracle) on one surface."""
+
+    name: str = Field(pattern=_NAME)
+    surface: Literal["typed", "rest"] = "typed"
+    steps: list[SolutionStep]
+
+
+class Scenario(_Strict):
+    """One scenario file.
+
+    Attributes:
+        id: ``<system>.<name>`` (``itsm.report_incident``); unique across the registry.
+        version: Bumped when the task changes, so trajectories stay comparable.
+        systems: The mocked systems it uses (``["itsm"]``).
+        title: One line for people.
+        tags: Capabilities it exercises (lookup, multi_step, ambiguity, refusal, pagination,
+            recovery, policy, create, update, ...).
+        budget: Step and tool-call limits.
+        world_size: The world it is designed for (an env may override it).
+        params: Values drawn per seed from the world, in order (later ones may use earlier ones).
+        setup: Calls placing the scenario's state after the world is restored.
+        user: The persona (issue 4's format) with templates.
+        view: UserView keys and how each is computed.
+        faults: Injected faults (``FaultConfig`` fields).
+        solutions: Reference solutions; the first on each surface is the oracle's.
+        expect: The expectation (the verifier's format).
+    """
+
+    id: str = Field(pattern=_ID)
+    version: int = Field(ge=1)
+    systems: list[str] = Field(min_length=1)
+    title: str
+    tags: list[str] = Field(min_length=1)
+    budget: Budget = Field(default_factory=Budget)
+    world_size: Literal["tiny", "default", "large"] = "default"
+    params: dict[str, ParamSpec] = Field(default_factory=dict)
+    setup: list[SetupCall] = Field(default_factory=list)
+    user: dict[str, Any]
+    view: dict[str, ViewCheck] = Field(default_factory=dict)
+    faults: dict[str, Any] = Field(default_factory=dict)
+    solutions: list[Solution] = Field(min_length=1)
+    expect: dict[str, Any]
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Scenario:
+        names = [solution.name for solution in self.solutions]
+        if len(names) != len(set(names)):
+            raise ValueError(f"duplicate solution names: {names}")
+        system = self.id.split(".", 1)[0]
+        if system not in self.systems:
+            raise ValueError(f"id {self.id!r} does not start with one of its systems {self.systems}")
+        return self

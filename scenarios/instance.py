@@ -1,0 +1,140 @@
+"""Drawing a scenario instance from the world it will be played in.
+
+An instance is the scenario's params drawn from the world, its setup calls applied, its persona
+and expectation bound, and the UserView the simulator reads each turn. Everything drawn comes
+from the random stream it is given, so the same seed gives the same instance, byte for byte, in
+any process.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from enterprise_envs.mocks._core.backend import Backend
+from enterprise_envs.mocks._core.faults import FaultConfig
+from enterprise_envs.scenarios.format import Scenario, ScenarioError, Solution, SolutionStep, ViewCheck
+from enterprise_envs.scenarios.users.persona import Persona
+from enterprise_envs.verifiers.expectations import (
+    Expectation,
+    ExpectationError,
+    bind_params,
+    load_expectation,
+)
+from enterprise_envs.verifiers.transcript import mentions
+
+_TEMPLATE = re.compile(r"\{\{\s*([A-Za-z0-9_.\-]+)\s*\}\}")
+
+
+@dataclass
+class ScenarioInstance:
+    """One drawn instance of a scenario, ready to play on the backend it was drawn on.
+
+    Attributes:
+        scenario: The scenario.
+        seed: The episode seed.
+        params: Drawn params plus the results saved by setup calls.
+        persona: The bound persona (fact placeholders of its own stay for the simulator).
+        expectation: The bound expectation.
+        faults: Faults to inject.
+    """
+
+    scenario: Scenario
+    seed: int
+    params: dict[str, Any]
+    persona: Persona
+    expectation: Expectation
+    faults: FaultConfig
+
+    def view(self, backend: Backend, agent_messages: Sequence[str]) -> dict[str, bool]:
+        """The UserView now: each declared key computed from state (and what the agent said)."""
+        return {
+            key: _view_value(check, backend, self.params, agent_messages)
+            for key, check in self.scenario.view.items()
+        }
+
+    def solution(self, surface: str) -> Solution:
+        """The oracle's solution for a surface (the first declared on it, else the first at all)."""
+        for solution in self.scenario.solutions:
+            if solution.surface == surface:
+                return solution
+        return self.scenario.solutions[0]
+
+    def bind_step(self, step: SolutionStep, results: Mapping[str, Any]) -> SolutionStep:
+        """A solution step with params and earlier steps' saved results substituted."""
+        data = bind_params(step.model_dump(exclude_none=True), {**self.params, **results})
+        return SolutionStep.model_validate(data)
+
+
+def sql_with_binds(where: str, params: Mapping[str, Any]) -> tuple[str, tuple[str, ...]]:
+    """Replace ``{{path}}`` in an author's SQL condition with ``?`` and collect the values."""
+    values: list[str] = []
+
+    def bind(match: re.Match[str]) -> str:
+        values.append(str(bind_params("{{" + match.group(1) + "}}", params)))
+        return "?"
+
+    return _TEMPLATE.sub(bind, where), tuple(values)
+
+
+def draw_instance(scenario: Scenario, backend: Backend, seed: int, rng: random.Random) -> ScenarioInstance:
+    """Draw params, run setup and bind the persona and expectation on a freshly reset backend.
+
+    Leaves the backend at the episode's start (``mark_start`` called after setup).
+
+    Raises:
+        ScenarioError: The world has no candidates for a param, a setup call failed, or a
+            template does not resolve: the scenario's fault, reported as such.
+    """
+    params: dict[str, Any] = {}
+    store = backend.store
+    for name, spec in scenario.params.items():
+        try:
+            where, values = sql_with_binds(spec.where, params)
+            rows = store.select(spec.table, where, values, order_by=spec.order_by)
+        except (ExpectationError, KeyError) as error:
+            raise ScenarioError(f"{scenario.id}: param {name!r}: {error}") from None
+        if len(rows) < spec.count:
+            raise ScenarioError(
+                f"{scenario.id}: param {name!r} needs {spec.count} rows, the world has {len(rows)}"
+            )
+        picked = rng.sample(rows, spec.count)
+        params[name] = picked[0] if spec.count == 1 else picked
+    for call in scenario.setup:
+        try:
+            arguments = bind_params(call.arguments, params)
+            actor = bind_params(call.as_user, params)
+        except ExpectationError as error:
+            raise ScenarioError(f"{scenario.id}: setup {call.tool}: {error}") from None
+        identity = backend.system.user_identity(store, actor)
+        if identity is None:
+            raise ScenarioError(f"{scenario.id}: setup acts as unknown user {actor!r}")
+        result = backend.call(call.tool, arguments, surface=call.surface, identity=identity)
+        if not result.ok:
+            raise ScenarioError(f"{scenario.id}: setup {call.tool} failed: {result.status} {result.body}")
+        if call.save_as:
+            params[call.save_as] = result.body
+    fact_keys = {
+        fact["key"] for fact in scenario.user.get("facts", []) if isinstance(fact, dict) and "key" in fact
+    }
+    try:
+        persona = Persona.model_validate(bind_params(scenario.user, params, leave=fact_keys))
+        expectation = load_expectation(scenario.expect, params, backend.system.catalog)
+        faults = FaultConfig.from_dict(bind_params(scenario.faults, params))
+    except (ExpectationError, ValueError) as error:
+        raise ScenarioError(f"{scenario.id}: {error}") from None
+    backend.mark_start()
+    return ScenarioInstance(scenario, seed, params, persona, expectation, faults)
+
+
+def _view_value(
+    check: ViewCheck, backend: Backend, params: Mapping[str, Any], agent_messages: Sequence[str]
+) -> bool:
+    where, values = sql_with_binds(check.where, params)
+    if check.kind == "exists":
+        return backend.store.count(check.table, where, values) > 0
+    numbers = backend.store.column_values(check.table, "number", where, values)
+    return any(mentions(agent_messages, number) for number in numbers)

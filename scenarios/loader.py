@@ -1,0 +1,102 @@
+"""Loading scenario files: TOML -> validated :class:`Scenario`, discovered by folder.
+
+Scenario files live in ``scenarios/<system>/<name>.toml`` (package data). Discovery reads every
+file; there is no hand-edited list. Duplicate ids raise.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable
+from importlib import resources
+from importlib.resources.abc import Traversable
+from typing import Any
+
+from pydantic import ValidationError
+
+from enterprise_envs.scenarios.format import Scenario, ScenarioError
+
+_TEMPLATE = re.compile(r"\{\{\s*([A-Za-z0-9_\-]+)[A-Za-z0-9_.\-]*\s*\}\}")
+
+
+def parse_scenario(text: str, source: str = "<string>") -> Scenario:
+    """Parse and validate one scenario file's text.
+
+    Raises:
+        ScenarioError: Bad TOML, a schema violation, or a template naming nothing the scenario
+            defines (a param, a setup result or one of the persona's facts).
+    """
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ScenarioError(f"{source}: invalid TOML: {error}") from None
+    try:
+        scenario = Scenario.model_validate(data)
+    except ValidationError as error:
+        raise ScenarioError(f"{source}: {error}") from None
+    _check_templates(scenario, source)
+    return scenario
+
+
+def _check_templates(scenario: Scenario, source: str) -> None:
+    """Every ``{{name...}}`` must name a param, a saved setup result, a solution result or a fact."""
+    known = set(scenario.params) | {call.save_as for call in scenario.setup if call.save_as}
+    facts = {fact.get("key") for fact in scenario.user.get("facts", []) if isinstance(fact, dict)}
+    saved = {step.save_as for solution in scenario.solutions for step in solution.steps if step.save_as}
+    for where, data, allowed in (
+        ("params", [spec.where for spec in scenario.params.values()], known),
+        ("setup", [call.model_dump() for call in scenario.setup], known),
+        ("user", scenario.user, known | facts),
+        ("view", [check.where for check in scenario.view.values()], known),
+        ("faults", scenario.faults, known),
+        ("expect", scenario.expect, known),
+        ("solutions", [solution.model_dump() for solution in scenario.solutions], known | saved),
+    ):
+        for name in _template_roots(data):
+            if name not in allowed:
+                raise ScenarioError(f"{source}: {where} uses {{{{{name}...}}}}, which nothing defines")
+
+
+def _template_roots(data: Any) -> Iterable[str]:
+    if isinstance(data, str):
+        yield from _TEMPLATE.findall(data)
+    elif isinstance(data, dict):
+        for value in data.values():
+            yield from _template_roots(value)
+    elif isinstance(data, list | tuple):
+        for value in data:
+            yield from _template_roots(value)
+
+
+def scenario_files(system: str) -> list[Traversable]:
+    """The scenario files shipped for a system, sorted by name."""
+    folder = resources.files("enterprise_envs.scenarios").joinpath(system)
+    if not folder.is_dir():
+        return []
+    return sorted((entry for entry in folder.iterdir() if entry.name.endswith(".toml")), key=lambda e: e.name)
+
+
+def load_scenarios(systems: Iterable[str]) -> dict[str, Scenario]:
+    """Every scenario of the given systems, by id.
+
+    Raises:
+        ScenarioError: A file is invalid, or two files share an id.
+    """
+    found: dict[str, Scenario] = {}
+    for system in systems:
+        for entry in scenario_files(system):
+            scenario = parse_scenario(entry.read_text(encoding="utf-8"), f"{system}/{entry.name}")
+            if scenario.id in found:
+                raise ScenarioError(f"duplicate scenario id {scenario.id!r} ({system}/{entry.name})")
+            found[scenario.id] = scenario
+    return found
+
+
+def instructions(system: str) -> str:
+    """The agent's policy text (the service desk's runbook) for a system."""
+    return (
+        resources.files("enterprise_envs.scenarios")
+        .joinpath(system, "instructions.md")
+        .read_text(encoding="utf-8")
+    )
