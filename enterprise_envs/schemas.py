@@ -13,6 +13,7 @@ from typing import Any
 
 import enterprise_envs.scenarios as scenarios_package
 import enterprise_envs.verifiers as verifiers_package
+from enterprise_envs.scenarios.format import scenario_json_schema
 from enterprise_envs.scenarios.users.persona import persona_json_schema
 from enterprise_envs.verifiers.expectations import expectation_json_schema
 
@@ -21,6 +22,10 @@ PUBLISHED: dict[str, tuple[Path, Callable[[], dict[str, Any]]]] = {
     "expectation": (
         Path(verifiers_package.__file__).parent / "schema" / "expectation.schema.json",
         expectation_json_schema,
+    ),
+    "scenario": (
+        Path(scenarios_package.__file__).parent / "schema" / "scenario.schema.json",
+        scenario_json_schema,
     ),
     "persona": (
         Path(scenarios_package.__file__).parent / "schema" / "persona.schema.json",

@@ -23,6 +23,14 @@ _ID = r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$"
 _NAME = r"^[a-z_][a-z0-9_]*$"
 
 
+def scenario_json_schema() -> dict[str, Any]:
+    """The published JSON Schema of a scenario file."""
+    schema = Scenario.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "enterprise-envs scenario"
+    return schema
+
+
 class ScenarioError(ValueError):
     """A scenario that cannot be loaded or instantiated: the author's bug, never the agent's."""
 
@@ -64,14 +72,22 @@ class SetupCall(_Strict):
 class ViewCheck(_Strict):
     """One UserView key: what the user can observe, computed from state (and what they were told).
 
-    ``exists``: true when a row of ``table`` matches ``where``. ``told_record``: true when the
-    agent's messages mention the number of a row of ``table`` matching ``where`` (e.g. "the number
-    I was given exists and is mine").
+    ``exists``: true when a row of ``table`` matches ``where``. ``absent``: true when none does.
+    ``told_record``: true when the agent's messages mention the number of a row of ``table``
+    matching ``where`` (e.g. "the number I was given exists and is mine"). ``told_text``: true
+    when the agent's messages mention ``text`` (token match, e.g. a status the user asked for).
     """
 
-    kind: Literal["exists", "told_record"] = "exists"
-    table: str
+    kind: Literal["exists", "absent", "told_record", "told_text"] = "exists"
+    table: str = "sys_user"
     where: str = "1"
+    text: str = ""
+
+    @model_validator(mode="after")
+    def _text_for_told_text(self) -> ViewCheck:
+        if (self.kind == "told_text") != bool(self.text):
+            raise ValueError("told_text needs text, and only told_text takes text")
+        return self
 
 
 class SolutionStep(_Strict):

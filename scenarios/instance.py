@@ -133,8 +133,10 @@ def draw_instance(scenario: Scenario, backend: Backend, seed: int, rng: random.R
 def _view_value(
     check: ViewCheck, backend: Backend, params: Mapping[str, Any], agent_messages: Sequence[str]
 ) -> bool:
+    if check.kind == "told_text":
+        return mentions(agent_messages, str(bind_params(check.text, params)))
     where, values = sql_with_binds(check.where, params)
-    if check.kind == "exists":
-        return backend.store.count(check.table, where, values) > 0
+    if check.kind in ("exists", "absent"):
+        return (backend.store.count(check.table, where, values) > 0) == (check.kind == "exists")
     numbers = backend.store.column_values(check.table, "number", where, values)
     return any(mentions(agent_messages, number) for number in numbers)

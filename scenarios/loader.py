@@ -48,7 +48,7 @@ def _check_templates(scenario: Scenario, source: str) -> None:
         ("params", [spec.where for spec in scenario.params.values()], known),
         ("setup", [call.model_dump() for call in scenario.setup], known),
         ("user", scenario.user, known | facts),
-        ("view", [check.where for check in scenario.view.values()], known),
+        ("view", [(check.where, check.text) for check in scenario.view.values()], known),
         ("faults", scenario.faults, known),
         ("expect", scenario.expect, known),
         ("solutions", [solution.model_dump() for solution in scenario.solutions], known | saved),
