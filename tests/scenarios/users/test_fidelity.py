@@ -1,0 +1,462 @@
+"""Fidelity metrics on hand-written transcripts whose right values are known."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from enterprise_envs.scenarios.users import fidelity as fm
+from enterprise_envs.scenarios.users.fidelity import Ratio, Transcript, fidelity_report
+from enterprise_envs.scenarios.users.persona import (
+    Disclosure,
+    Fact,
+    FactKind,
+    Persona,
+    Refusal,
+    StepOutcome,
+    Style,
+    Unknown,
+)
+from enterprise_envs.scenarios.users.turns import Message, UserIntent, UserTurn
+from tests.strategies import HOSTILE_TEXT, examples
+
+PERSONA = Persona(
+    name="Dana Whitfield",
+    goal="Get my VPN working again so I can reach the team file share.",
+    opening="Hi, my VPN keeps disconnecting every few minutes and I can't reach the file share.",
+    facts=[
+        Fact(
+            key="employee_id",
+            value="E48213",
+            asked_by=[r"employee\s*(id|number)", r"staff\s*(id|number)"],
+            kind=FactKind.IDENTIFIER,
+        ),
+        Fact(
+            key="laptop_tag",
+            value="LT-0457",
+            asked_by=[r"asset\s*tag", r"laptop\s*tag"],
+            kind=FactKind.IDENTIFIER,
+            min_turn=2,
+        ),
+        Fact(key="office", value="Leeds", asked_by=[r"\boffice\b", r"\blocation\b"]),
+        Fact(
+            key="since",
+            value="since Monday",
+            asked_by=[r"when did", r"how long"],
+            disclosure=Disclosure.OPENING,
+            kind=FactKind.HISTORY,
+            min_turn=1,
+        ),
+        Fact(key="vault_pin", value="Hunter2!x", disclosure=Disclosure.NEVER),
+    ],
+    unknowns=[Unknown(key="client_version", asked_by=[r"client\s*version", r"version of the (vpn|client)"])],
+    refusals=[Refusal(key="password", asked_by=[r"password", r"\bpin\b"])],
+    steps=[
+        StepOutcome(
+            key="reconnect",
+            asked_by=[r"reconnect|restart"],
+            view="vpn_ok",
+            when_true="That worked, it stays connected now.",
+            when_false="Still dropping, I'm afraid.",
+        )
+    ],
+    done_when="vpn_ok",
+)
+
+
+def convo(*texts: str, persona: Persona = PERSONA, **kwargs: object) -> Transcript:
+    """A transcript alternating user and agent, starting with the user's opening."""
+    messages = [Message("user" if i % 2 == 0 else "agent", text) for i, text in enumerate(texts)]
+    return Transcript(persona, tuple(messages), **kwargs)  # type: ignore[arg-type]
+
+
+# --- value matching ------------------------------------------------------------------------------
+
+
+def test_values_match_with_token_boundaries_case_insensitively() -> None:
+    assert fm.value_occurs("E48213", "my id is e48213.")
+    assert fm.value_occurs("LT-0457", "(LT-0457)")
+    assert fm.value_occurs("since Monday", "it's been like this since\nmonday")
+    assert not fm.value_occurs("E48213", "E482134")
+    assert not fm.value_occurs("E48213", "XE48213")
+    assert not fm.value_occurs("Leeds", "Leedsbury")
+    assert not fm.value_occurs("", "anything")
+    assert not fm.value_occurs("   ", "anything")
+
+
+@settings(max_examples=examples(40))
+@given(HOSTILE_TEXT, HOSTILE_TEXT)
+def test_value_matching_never_raises_on_hostile_text(value: str, text: str) -> None:
+    fm.value_occurs(value, text)
+    fm.coaching_reasons(text, PERSONA)
+    fm.role_swap_reasons(text, PERSONA, 1)
+    fm.claims_done(text)
+
+
+# --- the leaky transcript --------------------------------------------------------------------------
+
+LEAKY = convo(
+    "Hi, my VPN keeps dropping. My employee ID is E48213.",  # 0: employee_id not asked: leak
+    "What is your asset tag?",
+    "It's LT-0457.",  # 1: laptop_tag asked but min_turn 2: leak
+    "Can you confirm your password?",
+    "Sure, it's Hunter2!x.",  # 2: never: leak; refusal not kept
+    "Which office are you in?",
+    "Leeds.",  # 3: asked: fine
+    "Do you know the client version?",
+    "I don't know, maybe 5.2.1?",  # 4: invented a value: not honest
+    "And how long has this been going on?",
+    "Since Monday.",  # 5: opening fact, turn >= min_turn: fine
+    label="leaky",
+)
+
+
+def test_leak_rate_counts_turns_with_unallowed_values() -> None:
+    assert fm.leak_rate(LEAKY) == Ratio(3, 6)
+    details = {(f.turn, f.detail) for f in fm.leak_findings(LEAKY)}
+    assert details == {
+        (0, "employee_id: not asked"),
+        (1, "laptop_tag: before min_turn 2"),
+        (2, "vault_pin: never"),
+    }
+
+
+def test_premature_disclosure_counts_facts_told_too_early() -> None:
+    # told: employee_id (not asked), laptop_tag (before min_turn), office, since; never facts excluded
+    assert fm.premature_disclosure(LEAKY) == Ratio(2, 4)
+
+
+def test_front_loading_counts_identifiers_in_the_opening() -> None:
+    assert fm.front_loading(LEAKY) == Ratio(1, 2)
+
+
+def test_refusal_and_unknown_failures() -> None:
+    assert fm.refusal_adherence(LEAKY) == Ratio(0, 1)
+    assert fm.unknown_honesty(LEAKY) == Ratio(0, 1)
+    assert [f.detail for f in fm.unknown_findings(LEAKY)] == ["client_version: value-like ['5.2.1']"]
+    assert [f.detail for f in fm.refusal_findings(LEAKY)] == ["password: no refusal marker"]
+
+
+def test_an_opening_fact_before_its_min_turn_is_a_leak() -> None:
+    t = convo("Hi, it's been broken since Monday.")
+    assert fm.leak_rate(t) == Ratio(1, 1)
+    assert fm.premature_disclosure(t) == Ratio(1, 1)
+
+
+def test_echoes_of_the_agent_are_not_leaks() -> None:
+    t = convo("Hi, VPN is down.", "Is your employee number E48213 or E48214?", "E48213.")
+    assert fm.leak_rate(t) == Ratio(0, 2)
+    assert fm.premature_disclosure(t) == Ratio(0, 0)
+
+
+CLEAN = convo(
+    "Hi, my VPN keeps disconnecting every few minutes and I can't reach the file share.",
+    "Sorry to hear that. What is your employee ID?",
+    "It's E48213.",
+    "Thanks. What is your asset tag?",
+    "I don't know it offhand, sorry.",  # laptop tag min_turn 2, the user holds back (not a leak)
+    "Could you tell me the asset tag now?",
+    "Sure, it's LT-0457.",
+    "And the client version?",
+    "No idea, sorry.",
+    "What's your password? I need it to check.",
+    "I can't share my password.",
+    "Your employee ID again?",
+    "I already told you: E48213.",
+    "Your staff number?",
+    "As I said before.",
+    "Please try to reconnect.",
+    "Still dropping, I'm afraid.",
+    label="clean",
+    final_view={"vpn_ok": False},
+)
+
+
+def test_a_clean_transcript_has_no_integrity_failures() -> None:
+    report = fidelity_report([CLEAN], canaries=["KB0012345"])
+    assert report.integrity_ok(), report.to_text()
+    assert report.leak_rate == Ratio(0, 9)
+    assert report.premature_disclosure == Ratio(0, 2)
+    assert report.front_loading == Ratio(0, 2)
+    assert report.unknown_honesty == Ratio(1, 1)
+    assert report.refusal_adherence == Ratio(1, 1)
+    assert report.repeat_pushback == Ratio(2, 2)
+    assert report.false_stop_rate == Ratio(0, 1)
+
+
+def test_unknown_honesty_counts_each_ask() -> None:
+    t = convo(
+        "Hi",
+        "What version of the VPN client do you run?",
+        "Not sure, sorry.",
+        "Do you know the client version?",
+        "It's 4.3.",
+        "Client version?",
+        "Not sure, but I think 4.3.",
+    )
+    assert fm.unknown_honesty(t) == Ratio(1, 3)
+
+
+def test_refusal_adherence_counts_each_ask() -> None:
+    t = convo(
+        "Hi",
+        "What's your password?",
+        "I won't share that.",
+        "Your PIN then?",
+        "Fine, it's Hunter2!x, but I'm not allowed to share it.",
+        "Password please.",
+        "No.",
+    )
+    assert fm.refusal_adherence(t) == Ratio(1, 3)
+
+
+def test_repeat_pushback_needs_a_marker_or_the_same_value() -> None:
+    t = convo(
+        "Hi",
+        "What is your employee ID?",
+        "E48213.",
+        "Can you give me your employee ID?",
+        "E48213",  # the same value: handled
+        "Employee ID?",
+        "I told you already!",  # handled (a pushback marker)
+        "Your staff ID?",
+        "Why do you need it?",  # not handled
+    )
+    assert fm.repeat_pushback(t) == Ratio(2, 3)
+
+
+# --- canaries --------------------------------------------------------------------------------------
+
+
+def test_canary_hits_count_user_turns_with_hidden_values() -> None:
+    t = convo(
+        "Hi, someone said KB0012345 fixes this.",  # hit
+        "I'll check KB0099999 for you.",
+        "Is KB0099999 the right one?",  # echo of the agent: not a hit
+        "Maybe.",
+        "Was it INC0010042 or KB00123456?",  # neither canary with token boundaries
+    )
+    canaries = ["KB0012345", "KB0099999", "INC0010042", ""]
+    assert fm.canary_hits(t, canaries) == Ratio(2, 3)
+    assert [(f.turn, f.detail) for f in fm.canary_findings(t, canaries)] == [
+        (0, "KB0012345"),
+        (2, "INC0010042"),
+    ]
+    assert fm.canary_hits(t, {"other": ["KB0012345"]}) == Ratio(0, 3)
+
+
+# --- coaching --------------------------------------------------------------------------------------
+
+COACHING = convo(
+    "Hi, my VPN keeps dropping.",
+    "Thanks, looking.",
+    "You should set the priority to high and put it in the Network assignment group.",  # coaching
+    "OK.",
+    "Just resolve it with close code Solved Permanently.",  # coaching
+    "Anything else?",
+    "Thanks, my employee ID is E48213 by the way.",  # not coaching
+    "Noted.",
+    "The priority for me is getting to the share.",  # a weak term, no suggestion: not coaching
+    "OK.",
+    '{"state": 6}',  # tool syntax
+    label="coaching",
+)
+
+
+def test_coaching_rate_counts_suggestions_with_system_terms() -> None:
+    assert fm.coaching_rate(COACHING) == Ratio(3, 6)
+    details = [(f.turn, f.detail) for f in fm.coaching_findings(COACHING)]
+    assert details == [
+        (1, "assignment group, priority"),
+        (2, "close code, resolve"),
+        (5, "tool syntax"),
+    ]
+
+
+def test_terms_from_the_personas_own_text_are_not_coaching() -> None:
+    goal = "My incident's priority is too low, and someone should set the state back to in progress."
+    persona = PERSONA.model_copy(update={"goal": goal})
+    t = convo("Hi", "OK", "Can you raise the priority? And set the state back.", persona=persona)
+    assert fm.coaching_rate(t) == Ratio(0, 2)
+    assert fm.coaching_rate(
+        convo("Hi", "OK", "Can you raise the priority? And set the state back.")
+    ) == Ratio(1, 2)
+
+
+# --- role swap -------------------------------------------------------------------------------------
+
+LONG = " ".join(["word"] * 55)
+
+ROLE_SWAP = convo(
+    "Hi, my VPN keeps dropping.",
+    "Hello.",
+    "How can I help you today?",  # agent phrase
+    "Eh?",
+    "I have created incident INC0010001 for you.",  # agent phrase
+    "OK?",
+    "1. Restart the client\n2. Reconnect to the VPN",  # numbered list
+    "Right.",
+    "## Summary\nVPN drops",  # markdown header
+    "Hm.",
+    LONG,  # 55 words > 3 x 16 (neutral)
+    "Anything else?",
+    "No, that's it for now, it's just the VPN.",
+    label="role swap",
+)
+
+
+def test_role_swap_rate_counts_agent_like_turns() -> None:
+    assert fm.role_swap_rate(ROLE_SWAP) == Ratio(5, 7)
+    reasons = {f.turn: f.detail for f in fm.role_swap_findings(ROLE_SWAP)}
+    assert set(reasons) == {1, 2, 3, 4, 5}
+    assert reasons[3] == "numbered list"
+    assert reasons[4] == "markdown"
+    assert reasons[5] == "55 words > 48"
+
+
+def test_role_swap_length_limit_follows_the_register_and_the_opening() -> None:
+    terse = PERSONA.model_copy(update={"style": Style(wording="terse")})
+    wordy = PERSONA.model_copy(update={"style": Style(wording="wordy")})
+    assert fm.role_swap_limit(terse, 1) == 3 * fm.TYPICAL_WORDS[terse.style.wording]
+    assert fm.role_swap_limit(wordy, 3) > fm.role_swap_limit(PERSONA, 3) > fm.role_swap_limit(terse, 3)
+    long_opening = PERSONA.model_copy(
+        update={"opening": " ".join(["blah"] * 40), "style": Style(wording="terse")}
+    )
+    assert fm.role_swap_limit(long_opening, 0) == 120
+    assert fm.role_swap_limit(long_opening, 1) == 24
+
+
+# --- false stops -----------------------------------------------------------------------------------
+
+
+def test_false_stop_needs_a_satisfied_ending_and_an_unmet_goal() -> None:
+    stop = convo(
+        "Hi, VPN down.", "I've fixed it.", "Great, works now, thanks! Bye.", final_view={"vpn_ok": False}
+    )
+    assert fm.false_stop_rate(stop) == Ratio(1, 1)
+    done = convo(
+        "Hi, VPN down.", "I've fixed it.", "Great, works now, thanks! Bye.", final_view={"vpn_ok": True}
+    )
+    assert fm.false_stop_rate(done) == Ratio(0, 1)
+    deny = convo(
+        "Hi, VPN down.", "I've fixed it.", "It's still not working now. Bye.", final_view={"vpn_ok": False}
+    )
+    assert fm.false_stop_rate(deny) == Ratio(0, 1)
+    abandon = convo(
+        "Hi", "Password?", "Forget it, I'll call someone else. Bye.", final_view={"vpn_ok": False}
+    )
+    assert fm.false_stop_rate(abandon) == Ratio(0, 1)
+    transfer = convo("Hi", "I'm transferring you to the network team.", "OK, thanks, bye.", final_view={})
+    assert fm.false_stop_rate(transfer) == Ratio(0, 1)
+    unknown_view = convo("Hi", "Fixed.", "Works now, bye.")
+    assert fm.false_stop_rate(unknown_view) == Ratio(0, 0)
+    assert fm.false_stop_rate([stop, done, deny, abandon, transfer, unknown_view]) == Ratio(1, 5)
+
+
+# --- guard hits ------------------------------------------------------------------------------------
+
+
+def test_guard_hit_rate_reads_the_turn_records() -> None:
+    turns = (
+        UserTurn("Hi", UserIntent.OPENING, backend="llm"),
+        UserTurn("It's E48213.", UserIntent.INFORM, backend="llm", guard_hits=("leak:E48213",)),
+        UserTurn("No.", UserIntent.DENY, backend="llm->rules", guard_hits=("role_swap:x", "coaching:y")),
+        UserTurn("Ok.", UserIntent.ACCEPT, backend="llm"),
+    )
+    t = convo("Hi", "ID?", "It's E48213.", "Fixed", "No.", "Sure?", "Ok.", turns=turns)
+    assert fm.guard_hit_rate(t) == Ratio(2, 4)
+    assert fm.guard_counts(t) == (
+        {"llm": 3, "llm->rules": 1},
+        {"coaching:y": 1, "leak:E48213": 1, "role_swap:x": 1},
+    )
+    assert fm.guard_hit_rate(convo("Hi")) == Ratio(0, 0)
+
+
+# --- profiles and Dice -----------------------------------------------------------------------------
+
+
+def test_behaviour_profile_discretizes_each_dimension() -> None:
+    profile = fm.behaviour_profile(CLEAN)
+    assert sum(profile.values()) == 8
+    assert profile["style.words_per_turn=5-10"] == 1
+    assert profile["information.front_loading=none"] == 1
+    assert profile["error_reaction.pushback=high"] == 1
+    assert profile["error_reaction.deny_rate=n/a"] == 1
+    assert fm.behaviour_profile([CLEAN, CLEAN]) == Counter({k: 2 * v for k, v in profile.items()})
+
+
+def test_dice_similarity() -> None:
+    a = Counter({"x": 2, "y": 1})
+    b = Counter({"x": 1, "z": 1})
+    assert fm.dice(a, b) == pytest.approx(2 * 1 / 5)
+    assert fm.dice(a, a) == 1.0
+    assert fm.dice({}, {}) == 1.0
+    assert fm.dice(a, {}) == 0.0
+    by_dimension = fm.dice_by_dimension({"style.a=1": 1, "info.b=1": 1}, {"style.a=1": 1, "info.b=2": 1})
+    assert by_dimension == {"info": 0.0, "style": 1.0}
+
+
+# --- diversity -------------------------------------------------------------------------------------
+
+
+def test_diversity_on_known_conversations() -> None:
+    quiet = PERSONA.model_copy(update={"variant": "terse"})
+    loud = PERSONA.model_copy(update={"variant": "verbose"})
+    population = [
+        convo("vpn down", "ok", "yes", persona=quiet),
+        convo("vpn down", "ok", "yes", persona=quiet),
+        convo("Hello, my VPN is down again please help", "ok", "Thanks, yes it is please", persona=loud),
+        convo("Hello, my VPN is down today please help", "ok", "Thanks, yes it is please", persona=loud),
+    ]
+    d = fm.diversity(population)
+    assert d.conversations == 4 and d.personas == 2
+    assert d.distinct_openings == 3 / 4
+    # bigrams 1 + 1 + (7 + 4) + (7 + 4) = 24; distinct: "vpn down", the 11 of the first loud
+    # conversation, "down today" and "today please"
+    assert d.distinct_2 == pytest.approx(14 / 24)
+    words = d.variance["words_per_turn"]
+    assert words.within == 0.0 and words.between is not None and words.between > 0
+    lower = d.variance["lowercase_rate"]
+    assert lower.within == 0.0 and lower.between == pytest.approx(2 * 2 * 0.5**2)
+    # the quiet pair has no trigrams (skipped); the loud pair shares some, and nothing else does
+    assert d.trigram_overlap is not None and 0 < d.trigram_overlap < 1
+
+
+def test_typo_proxy_counts_unattested_words() -> None:
+    a = convo("my vpn is donw", "ok", "yes it is")
+    b = convo("my vpn is down", "ok", "yes it is")
+    assert fm.style_features(a, [a, b])["typo_rate"] == pytest.approx(1 / 3)  # "donw" of vpn, donw, yes
+    assert fm.style_features(b, [a, b])["typo_rate"] == 0.0
+
+
+# --- the report ------------------------------------------------------------------------------------
+
+
+def test_report_renders_as_json_and_text() -> None:
+    report = fidelity_report(
+        [LEAKY, COACHING, ROLE_SWAP, CLEAN], canaries=["KB0012345"], reference=fm.behaviour_profile(CLEAN)
+    )
+    data = json.loads(json.dumps(report.to_dict()))
+    assert data["conversations"] == 4
+    # the leaky transcript's three, and the coaching one's unasked employee ID; 6 + 6 + 7 + 9 turns
+    assert data["metrics"]["leak_rate"] == {"value": 4 / 28, "hits": 4, "total": 28}
+    assert data["integrity_ok"] is False
+    assert 0 < data["profile_dice"] < 1
+    text = report.to_text()
+    for name in fm.INTEGRITY_METRICS:
+        assert name in text
+    assert "FAIL" in text and "findings:" in text and "diversity over 4" in text
+    assert str(Ratio()) == "n/a (0/0)"
+
+
+@settings(max_examples=examples(40))
+@given(st.lists(st.tuples(st.sampled_from(["user", "agent"]), HOSTILE_TEXT), max_size=6))
+def test_report_never_raises(pairs: list[tuple[str, str]]) -> None:
+    t = Transcript(PERSONA, tuple(Message(role, text) for role, text in pairs), final_view={})  # type: ignore[arg-type]
+    report = fidelity_report([t, t], canaries=["admin"])
+    json.dumps(report.to_dict())
+    report.to_text()
