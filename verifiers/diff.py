@@ -30,6 +30,7 @@ class RowChange:
         after: The row now (None for a delete).
         fields: Changed fields, name -> (before, after); derived fields included.
         significant: The changed fields that count (not derived).
+        display: The row's display value (its table's display field), for labels.
     """
 
     table: str
@@ -39,6 +40,7 @@ class RowChange:
     after: Row | None
     fields: dict[str, tuple[str, str]]
     significant: tuple[str, ...]
+    display: str = ""
 
     @property
     def key(self) -> tuple[str, str]:
@@ -51,10 +53,11 @@ class RowChange:
         return "" if row is None else row.get(name, "")
 
     def label(self) -> str:
-        """A short human name for the row: its number, name or sys_id."""
-        row = self.after or self.before or {}
-        name = row.get("number") or row.get("name") or row.get("user_name") or ""
-        return f"{self.table} {name or self.sys_id}"
+        """A short human name for the row: its display value (number, name, text) or sys_id."""
+        shown = " ".join(self.display.split())
+        if len(shown) > 40:
+            shown = shown[:37] + "..."
+        return f"{self.table} {shown or self.sys_id}"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (changed fields only, not whole rows)."""
@@ -151,7 +154,10 @@ def compute_diff(store: Store) -> StateDiff:
             continue
         derived = spec.derived_fields
         significant = tuple(name for name in fields if name not in derived)
-        change = RowChange(table, sys_id, op, before, after, fields, significant)
+        shown = (after or before or {}).get(spec.display_field, "")
+        change = RowChange(
+            table, sys_id, op, before, after, fields, significant, shown if shown != sys_id else ""
+        )
         if op == "update" and not significant:
             derived_only.append(change)
         else:

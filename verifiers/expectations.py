@@ -27,7 +27,15 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
 
 from enterprise_envs.mocks._core.schema import Catalog
 
@@ -36,6 +44,11 @@ _ID = r"^[a-z_][a-z0-9_]*$"
 _PARAM = re.compile(r"\{\{\s*([A-Za-z0-9_.\-]+)\s*\}\}")
 _FLAGS = frozenset({"nonempty", "empty", "changed", "unchanged"})
 _ENTRY_REF = re.compile(r"^\$([a-z_][a-z0-9_]*)(?:\.([a-z_][a-z0-9_]*))?$")
+
+
+#: Scenario files may write 3 or true where the vendor's strings "3" and "true" are meant.
+_SCALAR_SCHEMA = {"type": ["string", "number", "boolean"]}
+Text = Annotated[str, WithJsonSchema(_SCALAR_SCHEMA)]
 
 
 class ExpectationError(ValueError):
@@ -58,25 +71,27 @@ class _Strict(BaseModel):
 class FieldPredicate(_Strict):
     """Conditions on one field's value; all given conditions must hold."""
 
-    equals: str | None = None
-    not_equals: str | None = None
-    one_of: list[str] | None = None
-    contains: str | None = Field(None, description="Case-insensitive substring.")
+    equals: Text | None = None
+    not_equals: Text | None = None
+    one_of: list[Text] | None = None
+    contains: Text | None = Field(None, description="Case-insensitive substring.")
     matches: str | None = Field(None, description="Python regular expression, searched anywhere.")
     nonempty: bool | None = None
     empty: bool | None = None
     changed: bool | None = Field(None, description="The value differs from its value before the change.")
     unchanged: bool | None = None
-    gt: str | None = None
-    gte: str | None = None
-    lt: str | None = None
-    lte: str | None = None
+    gt: Text | None = None
+    gte: Text | None = None
+    lt: Text | None = None
+    lte: Text | None = None
     references: str | None = Field(None, description="'$entry' (a row claimed by that entry) or a sys_id.")
     before: FieldPredicate | None = Field(None, description="A predicate on the value before the change.")
 
     @model_validator(mode="before")
     @classmethod
     def _shorthand(cls, data: Any) -> Any:
+        if data is None:
+            raise ValueError("a predicate cannot be null")
         if not isinstance(data, dict):
             return {"equals": _text(data)}
         out = {}
@@ -88,6 +103,13 @@ class FieldPredicate(_Strict):
             else:
                 out[key] = _text(value)
         return out
+
+    @field_validator("references")
+    @classmethod
+    def _whole_row(cls, target: str | None) -> str | None:
+        if target is not None and target.startswith("$") and "." in target:
+            raise ValueError(f"references takes '$entry' (a row), not a field: {target!r}")
+        return target
 
     @field_validator("matches")
     @classmethod
@@ -101,8 +123,11 @@ class FieldPredicate(_Strict):
 
     @model_validator(mode="after")
     def _not_empty(self) -> FieldPredicate:
-        if not self.model_fields_set:
+        if all(getattr(self, name) is None for name in type(self).model_fields):
             raise ValueError("a predicate needs at least one condition")
+        for flag in sorted(_FLAGS):
+            if getattr(self, flag) is False:
+                raise ValueError(f"{flag} = false checks nothing; use the opposite condition instead")
         return self
 
     def entry_refs(self) -> set[str]:
@@ -115,6 +140,7 @@ class FieldPredicate(_Strict):
         return refs
 
 
+#: field -> predicate; a bare value is shorthand for equals (the published schema says so too).
 Predicates = dict[str, FieldPredicate]
 
 
@@ -165,7 +191,7 @@ class ChangeEntry(_RowMatcher):
     label: str
     op: Op
     id: Annotated[str, Field(pattern=_ID)] | None = None
-    count: int | Count = 1
+    count: Annotated[int, Field(ge=0)] | Count = 1
 
     def bounds(self) -> tuple[int, int | None]:
         """(minimum, maximum or None) rows this entry must claim."""
@@ -193,7 +219,7 @@ class CommunicateCheck(_Strict):
     """The agent told the user a value (token-boundary match, case and punctuation normalized)."""
 
     label: str
-    value: str = Field(description="A literal, or '$entry.field' for a value of a claimed row.")
+    value: Text = Field(description="A literal, or '$entry.field' for a value of a claimed row.")
 
     @field_validator("value", mode="before")
     @classmethod
@@ -291,6 +317,8 @@ def _lookup(params: Mapping[str, Any], path: str) -> Any:
             raise ExpectationError(f"unresolved param {{{{{path}}}}}: no {part!r}")
     if isinstance(value, Mapping | list | tuple):
         raise ExpectationError(f"param {{{{{path}}}}} is not a single value")
+    if value is None:
+        raise ExpectationError(f"param {{{{{path}}}}} has no value")
     return value
 
 
@@ -312,6 +340,12 @@ def load_expectation(data: Mapping[str, Any], params: Mapping[str, Any], catalog
 def expectation_json_schema() -> dict[str, Any]:
     """The published JSON Schema of the expectation language."""
     schema = Expectation.model_json_schema()
+    shorthand = {"anyOf": [_SCALAR_SCHEMA, {"$ref": "#/$defs/FieldPredicate"}]}
+    for definition in schema["$defs"].values():
+        for name in ("where", "fields"):
+            prop = definition.get("properties", {}).get(name)
+            if prop is not None and "additionalProperties" in prop:
+                prop["additionalProperties"] = shorthand
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "enterprise-envs expectation"
     return schema

@@ -124,7 +124,8 @@ def verify(store: Store, expectation: Expectation, transcript: Sequence[str] = (
 
 def judge(diff: StateDiff, expectation: Expectation, transcript: Sequence[str] = ()) -> Verdict:
     """Judge a computed diff (see :func:`verify`)."""
-    rows = list(diff.changes)
+    # A canonical order, so which row each entry claims never depends on the order of writes.
+    rows = sorted(diff.changes, key=lambda change: (change.table, change.op, change.sys_id))
     entries = expectation.change
     candidates = [[e for e, entry in enumerate(entries) if _matches(entry, change)] for change in rows]
     allowable = [any(_allowed(allow, change) for allow in expectation.allow) for change in rows]
@@ -132,7 +133,7 @@ def judge(diff: StateDiff, expectation: Expectation, transcript: Sequence[str] =
     assignment = search.run()
     passed_claims = assignment is not None
     if assignment is None:
-        assignment = _best_effort(rows, entries, candidates, allowable)
+        assignment = _best_effort(rows, expectation, candidates, allowable)
     results: list[RequirementResult] = []
     claims = _claims(rows, assignment, len(entries))
     for e, entry in enumerate(entries):
@@ -200,7 +201,9 @@ class _Search:
             candidates,
             allowable,
         )
-        self.allow, self.communicate, self.transcript = expectation.allow, expectation.communicate, transcript
+        # Checks of literal values do not depend on claims: judged once, outside the search.
+        self.communicate = [check for check in expectation.communicate if check.entry_ref() is not None]
+        self.allow, self.transcript = expectation.allow, transcript
         entries = self.entries
         self.bounds = [entry.bounds() for entry in entries]
         # remaining[i][e]: rows at index >= i that entry e could still take.
@@ -276,9 +279,14 @@ def _claims(rows: list[RowChange], assignment: list[int | None], count: int) -> 
 
 
 def _best_effort(
-    rows: list[RowChange], entries: list[ChangeEntry], candidates: list[list[int]], allowable: list[bool]
+    rows: list[RowChange], expectation: Expectation, candidates: list[list[int]], allowable: list[bool]
 ) -> list[int | None]:
-    """For a failing verdict's explanation: fill entries in order, then allow, rest unexplained."""
+    """For a failing verdict's explanation: fill entries in order, then allow, rest unexplained.
+
+    References between entries are then checked against these claims; a row whose reference
+    does not hold is released, so the explanation names it instead of passing it silently.
+    """
+    entries = expectation.change
     assignment: list[int | None] = [None] * len(rows)
     counts = [0] * len(entries)
     for i in range(len(rows)):
@@ -291,6 +299,15 @@ def _best_effort(
         else:
             if allowable[i]:
                 assignment[i] = ALLOW
+    sys_ids = _claimed_ids(rows, entries, _claims(rows, assignment, len(entries)))
+    for i, owner in enumerate(assignment):
+        if owner is None:
+            continue
+        if owner == ALLOW:
+            if not any(_allowed(allow, rows[i], sys_ids) for allow in expectation.allow):
+                assignment[i] = None
+        elif row_failure(entries[owner].predicates(), rows[i], sys_ids) is not None:
+            assignment[i] = None
     return assignment
 
 
