@@ -5,8 +5,9 @@ keys disclosable now, the scenario's canaries, the UserView). Each check returns
 :class:`GuardHit` or ``None``; :func:`guard` runs them all. The checks:
 
 ``leak``
-    A value-like span (four or more digits, an email, an ``INC``/``RITM``/``KB``-style number, a
-    hostname or IP, a ``WS-0042``-style asset name) or any persona fact value, that is neither the
+    A value-like span (four or more digits, a phone number, an email, an ``INC``/``RITM``/``KB``-style
+    number, a hostname or IP, a ``WS-0042``-style asset name, a sys_id) or any persona fact value
+    (of three characters or more), that is neither the
     value of a fact the user may tell now (disclosable or already told) nor something the agent
     itself said; or a ``{{placeholder}}`` for a fact that may not be told now (or no fact at all).
 ``canary``
@@ -22,6 +23,10 @@ keys disclosable now, the scenario's canaries, the UserView). Each check returns
 ``stop``
     The reply ends the conversation while the UserView says the goal is not met (unless this turn
     is meant to end it: abandoning, accepting a transfer).
+
+The ``role_swap``, ``coaching`` and ``stop`` checks also fire on whatever the fidelity metrics
+(:mod:`~enterprise_envs.scenarios.users.fidelity`) would count for the reply, so a reply that passes
+the guard never counts against the simulator there.
 
 The model writes ``{{key}}`` placeholders instead of values; :func:`fill` replaces them with the
 fact values for the keys that may be told now and leaves the others for the ``leak`` check.

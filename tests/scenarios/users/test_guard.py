@@ -147,11 +147,9 @@ def test_fill_only_fills_allowed_keys() -> None:
 @given(
     allowed=st.sets(st.sampled_from([fact.key for fact in PERSONA.facts])),
     keys=st.lists(st.sampled_from([fact.key for fact in PERSONA.facts]), max_size=6),
-    filler=st.text(alphabet="abc .,!", max_size=10),
+    filler=st.sampled_from(["", " ", ", ", " and ", " / ", "! "]),
 )
-def test_fill_never_puts_in_a_value_that_is_not_allowed(
-    allowed: set[str], keys: list[str], filler: str
-) -> None:
+def test_fill_puts_in_only_allowed_values(allowed: set[str], keys: list[str], filler: str) -> None:
     text = filler.join("{{" + key + "}}" for key in keys)
     filled = fill(text, PERSONA, allowed)
     for fact in PERSONA.facts:

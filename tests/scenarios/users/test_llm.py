@@ -5,8 +5,10 @@ from __future__ import annotations
 import importlib.util
 import json
 import random
+import sys
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given, settings
@@ -114,6 +116,46 @@ def test_openai_client_without_the_package_says_how_to_install_it() -> None:
     assert str(error.value) == INSTALL_HINT
     with pytest.raises(ImportError, match="enterprise-envs"):
         LLMUser.openai("some-model", api_key_env="NOT_SET_ANYWHERE")
+
+
+class FakeOpenAI:
+    """Stands in for ``openai.OpenAI``: records the constructor and the create() arguments."""
+
+    made: list[dict[str, object]] = []
+    calls: list[dict[str, object]] = []
+
+    def __init__(self, **kwargs: object) -> None:
+        FakeOpenAI.made.append(kwargs)
+        self.chat = SimpleNamespace(completions=SimpleNamespace(create=self._create))
+
+    @staticmethod
+    def _create(**kwargs: object) -> SimpleNamespace:
+        FakeOpenAI.calls.append(kwargs)
+        message = SimpleNamespace(message=SimpleNamespace(content=GOOD))
+        return SimpleNamespace(choices=[message, SimpleNamespace(message=SimpleNamespace(content=None))])
+
+
+def test_openai_client_sends_an_openai_compatible_request(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "openai", SimpleNamespace(OpenAI=FakeOpenAI))
+    monkeypatch.delenv("ENTERPRISE_ENVS_TEST_KEY", raising=False)
+    with pytest.raises(ValueError, match="ENTERPRISE_ENVS_TEST_KEY"):
+        OpenAIChatClient("m", api_key_env="ENTERPRISE_ENVS_TEST_KEY")
+    monkeypatch.setenv("ENTERPRISE_ENVS_TEST_KEY", "sk-test")
+    client = OpenAIChatClient("m", base_url="http://localhost:1/v1", api_key_env="ENTERPRISE_ENVS_TEST_KEY")
+    assert FakeOpenAI.made[-1] == {"base_url": "http://localhost:1/v1", "api_key": "sk-test", "timeout": 60.0}
+    out = client.complete(HELLO, temperature=0.3, n=2, response_format={"type": "json_object"})
+    assert out == [GOOD, ""]
+    assert FakeOpenAI.calls[-1] == {
+        "model": "m",
+        "messages": HELLO,
+        "temperature": 0.3,
+        "n": 2,
+        "response_format": {"type": "json_object"},
+    }
+    user = LLMUser.openai("m", base_url="http://localhost:1/v1", api_key_env=None, max_tokens=64, k=3)
+    assert FakeOpenAI.made[-1]["api_key"] == "unused" and user.k == 3
+    assert user.respond(PERSONA, 0, ASK_ID, VIEW).text == "Sure, it's E104233."
+    assert FakeOpenAI.calls[-1]["max_tokens"] == 64
 
 
 # --- verbalized sampling ------------------------------------------------------------------------------
