@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -91,7 +92,8 @@ class EnterpriseEnv(gymnasium.Env):
         self.suite = registry.suite(suite)
         self.scenarios: list[Scenario] = registry.select(self.suite.systems, scenario)
         self.surface = surface
-        self.user: UserSimulator = _make_user(user)
+        self._user: UserSimulator = _make_user(user)
+        self.user: UserSimulator = self._user
         self.user_backend = user if isinstance(user, str) else type(user).__name__
         self.world_size = world_size
         self.faults_option = faults
@@ -123,6 +125,9 @@ class EnterpriseEnv(gymnasium.Env):
 
             instance.persona = draw_variant(instance.persona, rng)
         backend.set_faults(self._fault_config(instance), episode_seed)
+        # A guarded simulator learns this instance's hidden values (the rule user needs none).
+        with_canaries = getattr(self._user, "with_canaries", None)
+        self.user = with_canaries(instance.canaries()) if with_canaries else self._user
         self.backend, self._instance, self._done = backend, instance, False
         self.transcript: list[Message] = []
         self.chat: list[dict[str, Any]] = []
@@ -316,7 +321,13 @@ def _make_user(user: str | UserSimulator) -> UserSimulator:
     if user == "llm":
         from enterprise_envs.scenarios.users.llm import LLMUser
 
-        return LLMUser.from_environment()
+        model = os.environ.get("ENTERPRISE_ENVS_LLM_MODEL")
+        if not model:
+            raise ValueError(
+                "user='llm' needs ENTERPRISE_ENVS_LLM_MODEL (and ENTERPRISE_ENVS_LLM_BASE_URL for a "
+                "non-OpenAI endpoint; the key is read from OPENAI_API_KEY), or pass an LLMUser object"
+            )
+        return LLMUser.openai(model, base_url=os.environ.get("ENTERPRISE_ENVS_LLM_BASE_URL"))
     if isinstance(user, str):
         raise ValueError(f"user must be 'rules', 'llm' or a simulator object, not {user!r}")
     return user

@@ -8,6 +8,7 @@ any process.
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from collections.abc import Mapping, Sequence
@@ -27,6 +28,7 @@ from enterprise_envs.verifiers.expectations import (
 from enterprise_envs.verifiers.transcript import mentions
 
 _TEMPLATE = re.compile(r"\{\{\s*([A-Za-z0-9_.\-]+)\s*\}\}")
+_RECORD_NUMBER = re.compile(r"\b(?:INC|PRB|CHG|REQ|RITM|KB)\d{7}\b")
 
 
 @dataclass
@@ -55,6 +57,26 @@ class ScenarioInstance:
             key: _view_value(check, backend, self.params, agent_messages)
             for key, check in self.scenario.view.items()
         }
+
+    def canaries(self) -> tuple[str, ...]:
+        """Hidden values a simulated user must never say.
+
+        Record numbers the solutions use from the world (not the user's own facts), and record
+        numbers the expectation requires. The LLM user's guard rejects any utterance containing
+        one (the rule user cannot produce them: it only says its persona's values).
+        """
+        facts = {fact.value for fact in self.persona.facts}
+        saved = {step.save_as for s in self.scenario.solutions for step in s.steps if step.save_as}
+        found: set[str] = set()
+        for solution in self.scenario.solutions:
+            for step in solution.steps:
+                text = json.dumps(bind_params(step.arguments, self.params, leave=saved), ensure_ascii=False)
+                found.update(_RECORD_NUMBER.findall(text))
+        for entry in self.expectation.change:
+            for _, predicate in entry.predicates():
+                if predicate.equals and _RECORD_NUMBER.fullmatch(predicate.equals):
+                    found.add(predicate.equals)
+        return tuple(sorted(found - facts))
 
     def solution(self, surface: str) -> Solution:
         """The oracle's solution for a surface (the first declared on it, else the first at all)."""

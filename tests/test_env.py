@@ -177,3 +177,21 @@ def test_oracle_episode_reports_outcome_verdict_and_messages() -> None:
     roles = [message["role"] for message in episode["messages"]]
     assert roles[0] == "user" and "tool" in roles and "assistant" in roles
     env.close()
+
+
+def test_llm_user_in_the_env_is_guarded_with_the_instance_canaries() -> None:
+    from enterprise_envs.scenarios.users.clients import ScriptedClient
+    from enterprise_envs.scenarios.users.llm import LLMUser
+
+    # A model that always tries to read out a record number it should not know.
+    leaky = json.dumps(
+        {"candidates": [{"text": "Is it INC0010001? I have an admin password too.", "probability": 1.0}]}
+    )
+    user = LLMUser(ScriptedClient([leaky] * 200), k=1)
+    env = gymnasium.make("ITSM-v0", scenario="itsm.report_incident", user=user)
+    episode = play_episode(env, OracleAgent(), 0)
+    inner = env.unwrapped
+    assert set(inner.instance.canaries()) <= set(inner.user.canaries)
+    assert episode["outcome"]["kind"] == "success"  # the guard fell back to the rule replies
+    assert all("INC0010001" not in m["content"] for m in episode["messages"] if m["role"] == "user")
+    env.close()
