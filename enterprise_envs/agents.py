@@ -55,11 +55,15 @@ class OracleAgent:
         self.results: dict[str, Any] = {}
         self.pending: Any = None
         self.retries = 0
+        self.waiting = False
         self.last_action: dict[str, Any] | None = None
 
     def act(self, observation: Mapping[str, str]) -> dict[str, Any]:
         """The next step of the solution (or a retry), then ``end``."""
         if self.pending is not None and observation.get("role") == "tool":
+            if self.waiting:  # the wait after a 429 is over: retry the refused call
+                self.waiting = False
+                return self.last_action  # type: ignore[return-value]
             retry = self._retry_after_fault(observation["content"])
             if retry is not None:
                 return retry
@@ -80,16 +84,16 @@ class OracleAgent:
         return {"end": True}
 
     def _retry_after_fault(self, content: str) -> dict[str, Any] | None:
+        """The action that answers an injected fault: wait out a 429, repeat after a 503/504."""
         try:
             data = json.loads(content)
         except json.JSONDecodeError:
             return None
         if not isinstance(data, dict) or data.get("status") not in RETRYABLE or self.retries >= MAX_RETRIES:
-            if isinstance(data, dict) and data.get("waited_seconds") is not None and self.last_action:
-                return self.last_action  # the wait is done: retry the call it was for
             return None
         self.retries += 1
         if data["status"] == 429:
+            self.waiting = True
             seconds = int(data.get("headers", {}).get("Retry-After", "1"))
             return {"tool": "wait", "arguments": {"seconds": max(1, min(seconds, 3600))}}
         return self.last_action

@@ -36,13 +36,29 @@ def parse_scenario(text: str, source: str = "<string>") -> Scenario:
     except ValidationError as error:
         raise ScenarioError(f"{source}: {error}") from None
     _check_templates(scenario, source)
+    _check_views(scenario, source)
     return scenario
+
+
+def _check_views(scenario: Scenario, source: str) -> None:
+    """Every UserView key the persona reads must be declared (a missing one would read False)."""
+    user = scenario.user
+    wanted = {user.get("done_when")} | {
+        step.get("view") for step in user.get("steps", []) if isinstance(step, dict)
+    }
+    missing = sorted(str(key) for key in wanted - set(scenario.view) if key)
+    if missing:
+        raise ScenarioError(f"{source}: the persona reads view keys nobody declares in [view]: {missing}")
 
 
 def _check_templates(scenario: Scenario, source: str) -> None:
     """Every ``{{name...}}`` must name a param, a saved setup result, a solution result or a fact."""
     known = set(scenario.params) | {call.save_as for call in scenario.setup if call.save_as}
     facts = {fact.get("key") for fact in scenario.user.get("facts", []) if isinstance(fact, dict)}
+    shadowed = sorted(known & facts)
+    if shadowed:
+        # {{name}} in the persona would be left for the simulator and never filled from the param.
+        raise ScenarioError(f"{source}: fact keys shadow params or setup results: {shadowed}")
     saved = {step.save_as for solution in scenario.solutions for step in solution.steps if step.save_as}
     for where, data, allowed in (
         ("params", [spec.where for spec in scenario.params.values()], known),

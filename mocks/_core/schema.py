@@ -27,6 +27,8 @@ class FieldSpec:
         choices: value -> label, for choice fields.
         max_length: Longest accepted value, if bounded.
         read_only: Clients may not set it (derived or system-maintained).
+        settable_on_insert: A read-only field a client may still give when creating the record
+            (``opened_by`` for an order placed on someone's behalf).
         derived: Bookkeeping the system maintains (sys_updated_on, sys_mod_count, a parent's child
             count): a change to it alone is not a change for the verifier.
     """
@@ -38,6 +40,7 @@ class FieldSpec:
     choices: Mapping[str, str] | None = None
     max_length: int | None = None
     read_only: bool = False
+    settable_on_insert: bool = False
     derived: bool = False
 
     def __post_init__(self) -> None:

@@ -101,6 +101,11 @@ class ItsmAccessPolicy:
         if staff:
             return table in TASK_TABLES or table == "sys_journal_field"
         # Requesters: raise incidents and requests for themselves, comment on their own.
+        if (
+            operation is Operation.CREATE
+            and changes.get("opened_by", identity.user_sys_id) != identity.user_sys_id
+        ):
+            return False  # only staff record something as opened by someone else
         if operation is Operation.CREATE:
             if table == "incident":
                 return changes.get("caller_id", identity.user_sys_id) == identity.user_sys_id

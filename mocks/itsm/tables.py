@@ -116,6 +116,9 @@ SYSTEM_FIELDS = frozenset(
     }
 ) | AUDIT_FIELDS  # fmt: skip
 
+#: System fields a client may give on insert only (who opened a record on someone's behalf).
+SETTABLE_ON_INSERT = frozenset({"opened_by"})
+
 #: Human labels used in data-policy messages, as the vendor's UI names the fields.
 LABELS = {
     "close_code": "Resolution code",
@@ -258,6 +261,7 @@ def _spec_table(name: str, schema_name: str) -> TableSpec:
                 choices=prop.get("x-choices"),
                 max_length=_MAX_LENGTH.get(field_name),
                 read_only=field_name in SYSTEM_FIELDS,
+                settable_on_insert=field_name in SETTABLE_ON_INSERT,
                 derived=field_name in DERIVED_FIELDS,
             )
         )

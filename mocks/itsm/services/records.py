@@ -102,7 +102,7 @@ def clean_values(ctx: CallContext, table: str, values: Mapping[str, Any], row: R
         if not isinstance(raw, str):
             raise bad_request(f"Invalid value for {name}", "Field values are strings")
         value = _clean_value(ctx, spec, field, raw, rules)
-        if field.read_only:
+        if field.read_only and not (row is None and field.settable_on_insert):
             current = row.get(name, "") if row is not None else ""
             if value != current:
                 read_only.append(field.label)
