@@ -57,6 +57,22 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _pilot(args: argparse.Namespace) -> int:
+    from enterprise_envs.simulator_tools import pilot_scenario
+
+    report = pilot_scenario(args.scenario, seeds=args.seeds, user=args.user)
+    print(json.dumps(report.to_dict(), indent=2) if args.json else report.to_text())
+    return 0
+
+
+def _fidelity(args: argparse.Namespace) -> int:
+    from enterprise_envs.simulator_tools import fidelity_of_runs
+
+    report = fidelity_of_runs(Path(path) for path in args.runs)
+    print(report.to_json() if args.json else report.to_text())
+    return 0 if report.integrity_ok else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (one subcommand per job)."""
     parser = argparse.ArgumentParser(
@@ -87,6 +103,18 @@ def build_parser() -> argparse.ArgumentParser:
     running.add_argument("--world-size", choices=["tiny", "default", "large"], default=None)
     running.add_argument("--faults", default=None, help="scenario | off | a JSON fault config")
     running.set_defaults(run=_run)
+
+    pilot = commands.add_parser("pilot", help="probe a scenario's simulated user with scripted agents")
+    pilot.add_argument("scenario", help="scenario id, e.g. itsm.report_incident")
+    pilot.add_argument("--seeds", type=int, nargs="+", default=[0])
+    pilot.add_argument("--user", choices=["rules", "llm"], default="rules")
+    pilot.add_argument("--json", action="store_true")
+    pilot.set_defaults(run=_pilot)
+
+    fidelity = commands.add_parser("fidelity", help="simulator fidelity metrics of JSONL runs")
+    fidelity.add_argument("runs", nargs="+", help="JSONL files written by `enterprise-envs run`")
+    fidelity.add_argument("--json", action="store_true")
+    fidelity.set_defaults(run=_fidelity)
     return parser
 
 

@@ -1,0 +1,75 @@
+"""Scenario-level tooling for simulated users: the pilot and the fidelity report of runs.
+
+``scenarios.users`` works on personas alone; here a persona is drawn from a real scenario
+instance (world values bound, the UserView computed from the real state), which is what an
+author needs when writing or changing a scenario.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import gymnasium
+
+from enterprise_envs.scenarios.users.fidelity import FidelityReport, Transcript, fidelity_report
+from enterprise_envs.scenarios.users.pilot import PilotReport, run_pilot
+from enterprise_envs.scenarios.users.turns import Message
+
+
+def _instance_env(scenario_id: str, seed: int, user: str = "rules") -> gymnasium.Env:
+    env = gymnasium.make("ITSM-v0", scenario=scenario_id, user=user, persona_variants=False)
+    env.reset(seed=seed)
+    return env
+
+
+def pilot_scenario(scenario_id: str, seeds: Sequence[int] = (0, 1), user: str = "rules") -> PilotReport:
+    """Probe a scenario's simulated user with the scripted agents (rollouts = probes x seeds).
+
+    The persona is the one drawn for the first seed; the UserView is computed from the real
+    instance, so a probe that only talks never satisfies the user.
+    """
+    env = _instance_env(scenario_id, seeds[0], user)
+    inner = env.unwrapped
+    instance = inner.instance
+
+    def view(transcript: Sequence[Message]) -> dict[str, bool]:
+        said = [message.text for message in transcript if message.role == "agent"]
+        return instance.view(inner.backend, said)
+
+    report = run_pilot(instance.persona, inner.user, seeds, view_fn=view, canaries=instance.canaries())
+    env.close()
+    return report
+
+
+def transcripts_from_runs(path: Path) -> list[Transcript]:
+    """Rebuild (persona, messages) for every episode of a ``enterprise-envs run`` JSONL file.
+
+    The persona is re-drawn from the scenario and seed (episodes are deterministic).
+    """
+    transcripts: list[Transcript] = []
+    envs: dict[str, gymnasium.Env] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        scenario_id = record["scenario"]
+        env = envs.get(scenario_id)
+        if env is None:
+            env = envs[scenario_id] = gymnasium.make("ITSM-v0", scenario=scenario_id)
+        env.reset(seed=record["seed"])
+        persona = env.unwrapped.instance.persona
+        messages = [
+            Message("user" if item["role"] == "user" else "agent", item["content"])
+            for item in record["messages"]
+            if item["role"] in ("user", "assistant") and item.get("content")
+        ]
+        transcripts.append(Transcript(persona, tuple(messages), label=f"{scenario_id}/seed={record['seed']}"))
+    for env in envs.values():
+        env.close()
+    return transcripts
+
+
+def fidelity_of_runs(paths: Iterable[Path]) -> FidelityReport:
+    """The fidelity report of every episode in the given JSONL files."""
+    transcripts = [transcript for path in paths for transcript in transcripts_from_runs(path)]
+    return fidelity_report(transcripts)
