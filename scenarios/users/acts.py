@@ -224,6 +224,10 @@ def _matches(patterns: Iterable[str], sentence: str) -> Iterable[tuple[re.Match[
             yield match, clause, sentence[start : match.start()]
 
 
+#: Quoted spans: "...", curly quotes, and '...' not inside a word (so "don't" is no quote).
+QUOTED = re.compile(r"\"[^\"]*\"|\u201c[^\u201d]*\u201d|(?<!\w)'[^']{2,}'(?!\w)")
+
+
 def _asks(patterns: Iterable[str], sentence: str) -> bool:
     """Whether a sentence asks for the item (a request, not negated, not about the agent)."""
     for _match, clause, before in _matches(patterns, sentence):
@@ -296,20 +300,22 @@ def parse_agent_message(persona: Persona, text: str) -> list[ParsedAct]:
 
     for sentence in sentences(text):
         recognized = False
+        # Quoted text (a ticket title the agent reads back) asks for nothing.
+        bare = QUOTED.sub(" ", sentence)
         for fact in persona.facts:
-            if _asks(fact.asked_by, sentence):
+            if _asks(fact.asked_by, bare):
                 add(AgentAct.ASK_FACT, fact.key, sentence)
                 recognized = True
         for unknown in persona.unknowns:
-            if _asks(unknown.asked_by, sentence):
+            if _asks(unknown.asked_by, bare):
                 add(AgentAct.ASK_UNKNOWN, unknown.key, sentence)
                 recognized = True
         for refusal in persona.refusals:
-            if _asks(refusal.asked_by, sentence):
+            if _asks(refusal.asked_by, bare):
                 add(AgentAct.ASK_SECRET, refusal.key, sentence)
                 recognized = True
         for step in persona.steps:
-            if _instructs(step.asked_by, sentence):
+            if _instructs(step.asked_by, bare):
                 add(AgentAct.INSTRUCT_STEP, step.key, sentence)
                 recognized = True
         if _checks(sentence):

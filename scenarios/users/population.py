@@ -213,11 +213,16 @@ def _without_pleasantries(text: str) -> str:
     return " ".join(kept or sentences)
 
 
-def _essential(text: str) -> str:
-    """The first substantive sentence, plus every sentence holding a placeholder or fact value."""
+def _essential(text: str, values: tuple[str, ...] = ()) -> str:
+    """The first substantive sentence, and every one holding a placeholder, a fact value or a request."""
     sentences = _sentences(_strip_greeting(text))
     substantive = [s for s in sentences if not _PLEASANTRY.match(s)] or sentences
-    keep = [s for s in sentences if _PLACEHOLDER.search(s)]
+    # Keep what carries content: placeholders, fact values, and the request itself (a question).
+    keep = [
+        s
+        for s in sentences
+        if _PLACEHOLDER.search(s) or any(v and v in s for v in values) or s.rstrip().endswith("?")
+    ]
     chosen = [s for s in sentences if s is substantive[0] or s in keep]
     return " ".join(chosen)
 
@@ -296,7 +301,13 @@ def rewrite_opening(persona: Persona, name: str) -> str:
     if name == "base":
         return opening
     if name == "terse":
-        return _tidy(_outside(_end_sentence(_essential(opening)), persona, _no_please))
+        return _tidy(
+            _outside(
+                _end_sentence(_essential(opening, tuple(fact.value for fact in persona.facts))),
+                persona,
+                _no_please,
+            )
+        )
     if name == "verbose":
         body = _without_pleasantries(body)
         return _tidy(
@@ -318,7 +329,11 @@ def rewrite_opening(persona: Persona, name: str) -> str:
         simple = _drop_articles(_outside(body, persona, _non_native), persona)
         return _tidy(f"Hello. {_capitalize(_end_sentence(simple.strip()))} Please help me.")
     if name == "impatient":
-        short = _outside(_end_sentence(_essential(opening)), persona, _no_please)
+        short = _outside(
+            _end_sentence(_essential(opening, tuple(fact.value for fact in persona.facts))),
+            persona,
+            _no_please,
+        )
         return _tidy(f"Quick one: {_decapitalize(short)} Need this fixed fast.")
     raise ValueError(f"unknown variant {name!r}; expected base or one of {', '.join(VARIANTS)}")
 
