@@ -212,7 +212,15 @@ class AllowEntry(_RowMatcher):
 
 
 class ForbidEntry(AllowEntry):
-    """A labelled minefield: any matching change fails the verdict by name."""
+    """A labelled minefield: any matching change fails the verdict by name.
+
+    With ``attempted = true`` a write the access check refused also counts (the agent tried;
+    the back-end said no): what a refusal scenario must rule out. Predicates then read the
+    row the agent tried to change, as it is; a refused insert has no row, so it matches only
+    an entry without ``where`` and ``fields``.
+    """
+
+    attempted: bool = Field(False, description="Also fail on a write the access check refused.")
 
 
 class CommunicateCheck(_Strict):

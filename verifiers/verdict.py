@@ -111,19 +111,40 @@ class Verdict:
         return "\n".join(lines)
 
 
-def verify(store: Store, expectation: Expectation, transcript: Sequence[str] = ()) -> Verdict:
+def verify(
+    store: Store, expectation: Expectation, transcript: Sequence[str] = (), denials: Sequence[Any] = ()
+) -> Verdict:
     """Judge the back-end's current state (against the change log's start) and the transcript.
 
     Args:
         store: The env's store; its change log defines the start state.
         expectation: A bound expectation (params already substituted).
         transcript: What the agent said to the user, one string per message.
+        denials: Write attempts the access check refused (``Backend.denials``), for
+            ``forbid`` entries with ``attempted = true``.
     """
-    return judge(compute_diff(store), expectation, transcript)
+    return judge(
+        compute_diff(store), expectation, transcript, [_attempt(store, denial) for denial in denials]
+    )
 
 
-def judge(diff: StateDiff, expectation: Expectation, transcript: Sequence[str] = ()) -> Verdict:
-    """Judge a computed diff (see :func:`verify`)."""
+_OPS = {"create": "insert", "write": "update", "delete": "delete"}
+
+
+def _attempt(store: Store, denial: Any) -> RowChange:
+    """A refused write as a row the forbid predicates can read (the target row, unchanged)."""
+    row = store.get(denial.table, denial.sys_id) if denial.sys_id else None
+    op = _OPS.get(denial.operation, "update")
+    return RowChange(denial.table, denial.sys_id, op, row, row, {}, (), f"attempted by {denial.tool}")  # type: ignore[arg-type]
+
+
+def judge(
+    diff: StateDiff,
+    expectation: Expectation,
+    transcript: Sequence[str] = (),
+    attempts: Sequence[RowChange] = (),
+) -> Verdict:
+    """Judge a computed diff (see :func:`verify`); ``attempts`` are refused writes."""
     # A canonical order, so which row each entry claims never depends on the order of writes.
     rows = sorted(diff.changes, key=lambda change: (change.table, change.op, change.sys_id))
     entries = expectation.change
@@ -142,6 +163,8 @@ def judge(diff: StateDiff, expectation: Expectation, transcript: Sequence[str] =
     forbidden = []
     for forbid in expectation.forbid:
         hits = [change for change in rows if _allowed(forbid, change, sys_ids)]
+        if forbid.attempted:
+            hits += [attempt for attempt in attempts if _allowed(forbid, attempt, sys_ids)]
         forbidden.append(bool(hits))
         evidence = "; ".join(f"{change.op} {change.label()}" for change in hits) or "untouched"
         results.append(

@@ -64,6 +64,17 @@ class CallResult:
         return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
 
 
+@dataclass(frozen=True)
+class Denial:
+    """A write the access check refused: what was tried, on which table and row."""
+
+    call_index: int
+    tool: str
+    operation: str
+    table: str
+    sys_id: str
+
+
 class CallContext:
     """What a handler may use. One per backend; ``identity`` is set per call."""
 
@@ -83,7 +94,12 @@ class CallContext:
         self, operation: Operation, table: str, row: Row | None, changes: Mapping[str, str] | None = None
     ) -> None:
         """The one access check: raises the vendor's 403/404 if the caller may not do this."""
-        self.system.access.check(self.identity, operation, table, row, changes)
+        try:
+            self.system.access.check(self.identity, operation, table, row, changes)
+        except ToolError as error:
+            if operation is not Operation.READ:
+                error.target = (operation.value, table, row["sys_id"] if row else "")
+            raise
 
     def row_filter(self, table: str) -> tuple[str, tuple[str, ...]] | None:
         """The SQL condition limiting the rows the caller can list, if any."""
@@ -135,6 +151,8 @@ class Backend:
         self.lock = threading.RLock()
         self.call_index = 0
         self.internal_errors: list[dict[str, Any]] = []
+        #: Write attempts refused by access control this episode (they changed nothing).
+        self.denials: list[Denial] = []
         self._engine = None
         self.reset()
 
@@ -160,6 +178,7 @@ class Backend:
             )
             self.call_index = 0
             self.internal_errors = []
+            self.denials = []
             self.identity = self.system.agent_identity(self.store)
             self._context = CallContext(self)
 
@@ -175,6 +194,7 @@ class Backend:
         """Make the current state the verifier's starting point (after scenario setup)."""
         with self.lock:
             self.store.clear_change_log()
+            self.denials = []
 
     def context(self, identity: Identity | None = None) -> CallContext:
         """A handler context acting as ``identity`` (default: the agent); for setup code and tests."""
@@ -244,6 +264,9 @@ class Backend:
             return CallResult(tool, 200, output)
 
     def _error(self, tool: str, error: ToolError, injected: bool = False) -> CallResult:
+        if error.target is not None:
+            operation, table, sys_id = error.target
+            self.denials.append(Denial(self.call_index, tool, operation, table, sys_id))
         return CallResult(
             tool, error.status, self.system.render_error(error), error.headers, error.kind.value, injected
         )

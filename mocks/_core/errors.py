@@ -58,6 +58,8 @@ class ToolError(Exception):
     detail: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
     status: int = 0
+    #: For access denials: the operation, table and row refused (logged by the backend).
+    target: tuple[str, str, str] | None = None
 
     def __post_init__(self) -> None:
         if not self.status:
