@@ -114,8 +114,10 @@ class EnterpriseEnv(gymnasium.Env):
         """Start an episode: draw a scenario and an instance, return the user's opening."""
         super().reset(seed=seed)
         options = options or {}
-        scenario = self._choose(options.get("scenario"))
+        # The episode seed is drawn first, and the scenario pick is always drawn, so a seed means
+        # the same episode whether the env serves one scenario or the whole suite.
         episode_seed = int(self.np_random.integers(0, 2**31 - 1))
+        scenario = self._choose(options.get("scenario"), int(self.np_random.integers(0, 2**31 - 1)))
         rng = random.Random(f"{scenario.id}:{episode_seed}")
         backend = self._backend(scenario)
         backend.reset(episode_seed=episode_seed)
@@ -199,13 +201,13 @@ class EnterpriseEnv(gymnasium.Env):
 
     # -- internals -----------------------------------------------------------------------------
 
-    def _choose(self, requested: str | None) -> Scenario:
+    def _choose(self, requested: str | None, pick: int) -> Scenario:
         if requested is not None:
             matches = [scenario for scenario in self.scenarios if scenario.id == requested]
             if not matches:
                 raise ValueError(f"scenario {requested!r} is not in this env's set")
             return matches[0]
-        return self.scenarios[int(self.np_random.integers(0, len(self.scenarios)))]
+        return self.scenarios[pick % len(self.scenarios)]
 
     def _backend(self, scenario: Scenario) -> Backend:
         system_name = scenario.systems[0]
@@ -327,7 +329,10 @@ def _make_user(user: str | UserSimulator) -> UserSimulator:
                 "user='llm' needs ENTERPRISE_ENVS_LLM_MODEL (and ENTERPRISE_ENVS_LLM_BASE_URL for a "
                 "non-OpenAI endpoint; the key is read from OPENAI_API_KEY), or pass an LLMUser object"
             )
-        return LLMUser.openai(model, base_url=os.environ.get("ENTERPRISE_ENVS_LLM_BASE_URL"))
+        base_url = os.environ.get("ENTERPRISE_ENVS_LLM_BASE_URL")
+        # A local endpoint usually needs no key: read OPENAI_API_KEY only when it is set or needed.
+        key_env = "OPENAI_API_KEY" if os.environ.get("OPENAI_API_KEY") or not base_url else None
+        return LLMUser.openai(model, base_url=base_url, api_key_env=key_env)
     if isinstance(user, str):
         raise ValueError(f"user must be 'rules', 'llm' or a simulator object, not {user!r}")
     return user

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -116,14 +117,15 @@ def draw_instance(scenario: Scenario, backend: Backend, seed: int, rng: random.R
     for name, spec in scenario.params.items():
         try:
             where, values = sql_with_binds(spec.where, params)
-            rows = store.select(spec.table, where, values, order_by=spec.order_by)
-        except (ExpectationError, KeyError) as error:
+            # Keys first, whole rows only for the picked ones (candidates can be thousands of rows).
+            keys = store.column_values(spec.table, "sys_id", where, values, order_by=spec.order_by)
+        except (ExpectationError, KeyError, sqlite3.Error) as error:
             raise ScenarioError(f"{scenario.id}: param {name!r}: {error}") from None
-        if len(rows) < spec.count:
+        if len(keys) < spec.count:
             raise ScenarioError(
-                f"{scenario.id}: param {name!r} needs {spec.count} rows, the world has {len(rows)}"
+                f"{scenario.id}: param {name!r} needs {spec.count} rows, the world has {len(keys)}"
             )
-        picked = rng.sample(rows, spec.count)
+        picked = [store.get(spec.table, key) for key in rng.sample(keys, spec.count)]
         params[name] = picked[0] if spec.count == 1 else picked
     for call in scenario.setup:
         try:
@@ -146,7 +148,7 @@ def draw_instance(scenario: Scenario, backend: Backend, seed: int, rng: random.R
         persona = Persona.model_validate(bind_params(scenario.user, params, leave=fact_keys))
         expectation = load_expectation(scenario.expect, params, backend.system.catalog)
         faults = FaultConfig.from_dict(bind_params(scenario.faults, params))
-    except (ExpectationError, ValueError) as error:
+    except (ExpectationError, ValueError, TypeError) as error:
         raise ScenarioError(f"{scenario.id}: {error}") from None
     backend.mark_start()
     return ScenarioInstance(scenario, seed, params, persona, expectation, faults)

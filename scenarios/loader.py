@@ -55,15 +55,19 @@ def _check_templates(scenario: Scenario, source: str) -> None:
     """Every ``{{name...}}`` must name a param, a saved setup result, a solution result or a fact."""
     known = set(scenario.params) | {call.save_as for call in scenario.setup if call.save_as}
     facts = {fact.get("key") for fact in scenario.user.get("facts", []) if isinstance(fact, dict)}
-    shadowed = sorted(known & facts)
+    shadowed = sorted(known & (facts | saved_names(scenario)))
     if shadowed:
         # {{name}} in the persona would be left for the simulator and never filled from the param.
-        raise ScenarioError(f"{source}: fact keys shadow params or setup results: {shadowed}")
-    saved = {step.save_as for solution in scenario.solutions for step in solution.steps if step.save_as}
+        raise ScenarioError(
+            f"{source}: fact keys or solution results shadow params or setup results: {shadowed}"
+        )
+    saved = saved_names(scenario)
     for where, data, allowed in (
         ("params", [spec.where for spec in scenario.params.values()], known),
         ("setup", [call.model_dump() for call in scenario.setup], known),
-        ("user", scenario.user, known | facts),
+        # The simulator fills {{fact}} placeholders in the opening only.
+        ("user", {k: v for k, v in scenario.user.items() if k != "opening"}, known),
+        ("user.opening", scenario.user.get("opening", ""), known | facts),
         ("view", [(check.where, check.text) for check in scenario.view.values()], known),
         ("faults", scenario.faults, known),
         ("expect", scenario.expect, known),
@@ -72,6 +76,11 @@ def _check_templates(scenario: Scenario, source: str) -> None:
         for name in _template_roots(data):
             if name not in allowed:
                 raise ScenarioError(f"{source}: {where} uses {{{{{name}...}}}}, which nothing defines")
+
+
+def saved_names(scenario: Scenario) -> set[str]:
+    """Names solution steps save their results under."""
+    return {step.save_as for solution in scenario.solutions for step in solution.steps if step.save_as}
 
 
 def _template_roots(data: Any) -> Iterable[str]:

@@ -62,3 +62,16 @@ def test_demo_plays_verified_episodes(capsys: pytest.CaptureFixture[str]) -> Non
     assert main(["demo", "--episodes", "2"]) == 0
     out = capsys.readouterr().out
     assert "2/2 episodes verified as success" in out and "user:" in out
+
+
+def test_fidelity_redraws_the_personas_of_a_whole_suite_run(tmp_path: Path) -> None:
+    from enterprise_envs.simulator_tools import transcripts_from_runs
+
+    out = tmp_path / "suite.jsonl"
+    assert main(["run", "ITSM-v0", "--episodes", "4", "--seed", "11", "--out", str(out)]) == 0
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    transcripts = transcripts_from_runs(out)
+    for record, transcript in zip(records, transcripts, strict=True):
+        # The re-drawn persona is the one that was played: its first message is the opening.
+        assert transcript.messages[0].text == record["messages"][1]["content"]
+        assert transcript.persona.variant == record["persona_variant"]

@@ -227,15 +227,33 @@ class CommunicateCheck(_Strict):
     """The agent told the user a value (token-boundary match, case and punctuation normalized)."""
 
     label: str
-    value: Text = Field(description="A literal, or '$entry.field' for a value of a claimed row.")
+    value: Text | None = Field(None, description="A literal, or '$entry.field' for a value of a claimed row.")
+    any_of: list[Text] | None = Field(
+        None, description="Literals, any one of which will do (ways of saying the same thing)."
+    )
 
     @field_validator("value", mode="before")
     @classmethod
     def _as_text(cls, value: Any) -> Any:
         return _text(value)
 
+    @field_validator("any_of", mode="before")
+    @classmethod
+    def _all_text(cls, values: Any) -> Any:
+        return [_text(value) for value in values] if isinstance(values, list) else values
+
+    @model_validator(mode="after")
+    def _one_form(self) -> CommunicateCheck:
+        if (self.value is None) == (self.any_of is None):
+            raise ValueError("give value or any_of, not both")
+        if self.any_of is not None and not [text for text in self.any_of if text.strip()]:
+            raise ValueError("any_of needs at least one non-empty value")
+        return self
+
     def entry_ref(self) -> tuple[str, str] | None:
         """(entry id, field) when the value comes from a claimed row."""
+        if self.value is None:
+            return None
         match = _ENTRY_REF.match(self.value)
         if match and match.group(2):
             return match.group(1), match.group(2)
@@ -264,7 +282,7 @@ class Expectation(_Strict):
             ref = check.entry_ref()
             if ref and ref[0] not in known:
                 raise ValueError(f"{check.label!r} references unknown entry ${ref[0]}")
-            if not ref and not check.value.strip():
+            if not ref and check.value is not None and not check.value.strip():
                 raise ValueError(f"{check.label!r} has an empty value")
         return self
 

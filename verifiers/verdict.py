@@ -360,9 +360,14 @@ def _entry_result(entry: ChangeEntry, claimed: list[RowChange], rows: list[RowCh
 def _communicate_result(
     check: CommunicateCheck, claimed_rows: dict[str, list[RowChange]], transcript: Sequence[str]
 ) -> RequirementResult:
+    if check.any_of is not None:
+        said = [value for value in check.any_of if mentions(transcript, value)]
+        if said:
+            return RequirementResult(check.label, "communicate", True, f"told the user {said[0]!r}")
+        return RequirementResult(check.label, "communicate", False, f"said none of {check.any_of!r}")
     ref = check.entry_ref()
     if ref is None:
-        values = [check.value]
+        values = [check.value or ""]
     else:
         entry_id, name = ref
         values = [change.value(name) for change in claimed_rows.get(entry_id, [])]

@@ -139,11 +139,11 @@ class Store:
         return self.conn.execute(f'SELECT COUNT(*) FROM "{table}" WHERE {where}', tuple(params)).fetchone()[0]
 
     def column_values(
-        self, table: str, column: str, where: str = "1", params: Sequence[Any] = ()
+        self, table: str, column: str, where: str = "1", params: Sequence[Any] = (), order_by: str = "sys_id"
     ) -> list[str]:
-        """One column of the matching rows, in sys_id order."""
+        """One column of the matching rows (sys_id order by default)."""
         col = self._column(table, column)
-        sql = f'SELECT "{col}" FROM "{table}" WHERE {where} ORDER BY sys_id'
+        sql = f'SELECT "{col}" FROM "{table}" WHERE {where} ORDER BY {order_by}'
         return [found[0] for found in self.conn.execute(sql, tuple(params))]
 
     # -- writes ------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ import random
 import re
 from collections.abc import Callable
 
-from enterprise_envs.scenarios.users.persona import Patience, Persona, Register, Style
+from enterprise_envs.scenarios.users.persona import Patience, Persona, Register, Style, compiled
 
 __all__ = ["VARIANTS", "ALL_VARIANTS", "draw_variant", "population", "rewrite_opening", "variant"]
 
@@ -165,7 +165,7 @@ def _protected_spans(text: str, persona: Persona) -> list[tuple[int, int]]:
         if not parts:
             continue
         pattern = r"(?<![^\W_])" + r"\s+".join(map(re.escape, parts)) + r"(?![^\W_])"
-        spans += [match.span() for match in re.finditer(pattern, text, re.IGNORECASE)]
+        spans += [match.span() for match in compiled(pattern, re.IGNORECASE).finditer(text)]
     spans.sort()
     merged: list[tuple[int, int]] = []
     for start, end in spans:
