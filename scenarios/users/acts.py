@@ -353,7 +353,8 @@ def agent_values(text: str) -> list[str]:
 
 
 @cache
-def _value_pattern(value: str) -> re.Pattern[str] | None:
+def value_pattern(value: str) -> re.Pattern[str] | None:
+    """The one matcher for values in text (acts, fidelity, guard): case-insensitive, whole tokens."""
     parts = value.split()
     if not parts:
         return None
@@ -363,7 +364,7 @@ def _value_pattern(value: str) -> re.Pattern[str] | None:
 
 def occurs(value: str, text: str) -> bool:
     """Whether a fact value occurs in a text: case-insensitive, with token boundaries."""
-    pattern = _value_pattern(value)
+    pattern = value_pattern(value)
     return pattern is not None and pattern.search(text) is not None
 
 

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from enterprise_envs.scenarios.users.acts import value_pattern
 from enterprise_envs.scenarios.users.persona import Disclosure, Fact, FactKind, Persona, Register, UserView
 from enterprise_envs.scenarios.users.turns import Message, UserTurn
 
@@ -421,7 +422,8 @@ def _norm(text: str) -> str:
 
 
 @cache
-def _phrase_pattern(phrase: str) -> re.Pattern[str]:
+def phrase_pattern(phrase: str) -> re.Pattern[str]:
+    """A marker phrase as a pattern: whitespace-flexible, not inside a word (fidelity and guard)."""
     body = r"\s+".join(re.escape(part) for part in phrase.split())
     start = r"(?<![\w'])" if phrase[:1].isalnum() else ""
     end = r"(?![\w'])" if phrase[-1:].isalnum() else ""
@@ -435,7 +437,7 @@ def _markers(text: str, markers: Iterable[str], fuzzy: bool = False) -> list[str
     (:func:`typo_equal`), so a typo in "don't know" does not hide the marker.
     """
     normalized = _norm(text)
-    found = [marker for marker in markers if _phrase_pattern(marker).search(normalized)]
+    found = [marker for marker in markers if phrase_pattern(marker).search(normalized)]
     if fuzzy:
         tokens = _tokens(normalized)
         found += [m for m in markers if m not in found and _fuzzy_contains(tokens, _tokens(_norm(m)))]
@@ -445,7 +447,7 @@ def _markers(text: str, markers: Iterable[str], fuzzy: bool = False) -> list[str
 def _has_marker(text: str, markers: Iterable[str], fuzzy: bool = False) -> bool:
     normalized = _norm(text)
     markers = tuple(markers)
-    if any(_phrase_pattern(marker).search(normalized) for marker in markers):
+    if any(phrase_pattern(marker).search(normalized) for marker in markers):
         return True
     if not fuzzy:
         return False
@@ -498,15 +500,6 @@ def _fuzzy_contains(tokens: Sequence[str], marker: Sequence[str]) -> bool:
     return False
 
 
-@cache
-def _value_pattern(value: str) -> re.Pattern[str] | None:
-    parts = value.split()
-    if not parts:
-        return None
-    body = r"\s+".join(re.escape(part) for part in parts)
-    return re.compile(rf"(?<![^\W_]){body}(?![^\W_])", re.IGNORECASE)
-
-
 def value_occurs(value: str, text: str) -> bool:
     """Whether ``value`` occurs in ``text``: case-insensitive, with token boundaries.
 
@@ -517,7 +510,7 @@ def value_occurs(value: str, text: str) -> bool:
     Returns:
         True when the value appears not preceded or followed by a letter or digit.
     """
-    pattern = _value_pattern(value.strip())
+    pattern = value_pattern(value.strip())
     return bool(pattern and pattern.search(text))
 
 
@@ -724,13 +717,13 @@ def coaching_reasons(text: str, persona: Persona) -> list[str]:
     if _BRACES.search(text):
         reasons.append("tool syntax")
     for term in _markers(text, COACHING_STRONG_TERMS):
-        if not _phrase_pattern(term).search(own):
+        if not phrase_pattern(term).search(own):
             reasons.append(term)
     for sentence in _sentences(text):
         if not _suggestion(sentence):
             continue
         for term in _markers(sentence, COACHING_WEAK_TERMS):
-            if not _phrase_pattern(term).search(own) and not any(term in found for found in reasons):
+            if not phrase_pattern(term).search(own) and not any(term in found for found in reasons):
                 reasons.append(term)
     return reasons
 
@@ -1177,7 +1170,7 @@ def _attested_words(transcript: Transcript) -> set[str]:
 
 def _without_values(text: str, values: Iterable[str]) -> str:
     for value in values:
-        pattern = _value_pattern(value.strip())
+        pattern = value_pattern(value.strip())
         if pattern is not None:
             text = pattern.sub(" ", text)
     return text

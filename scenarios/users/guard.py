@@ -37,9 +37,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 
 from enterprise_envs.scenarios.users import fidelity
+from enterprise_envs.scenarios.users.acts import value_pattern
 from enterprise_envs.scenarios.users.persona import Persona, Register, UserView
 from enterprise_envs.scenarios.users.turns import Message
 
@@ -115,8 +115,7 @@ def _value_pattern(value: str) -> re.Pattern[str] | None:
     value = value.strip()
     if len(value) < _MIN_VALUE_CHARS:
         return None
-    body = r"\s+".join(re.escape(part) for part in value.split())
-    return re.compile(rf"(?<![^\W_]){body}(?![^\W_])", re.IGNORECASE)
+    return value_pattern(value)
 
 
 def _occurrences(value: str, text: str) -> list[tuple[int, int]]:
@@ -436,16 +435,8 @@ _FAREWELLS = re.compile(
 )
 
 
-@cache
-def _phrase(phrase: str) -> re.Pattern[str]:
-    body = r"\s+".join(re.escape(part) for part in phrase.split())
-    start = r"(?<![\w'])" if phrase[:1].isalnum() else ""
-    end = r"(?![\w'])" if phrase[-1:].isalnum() else ""
-    return re.compile(start + body + end, re.IGNORECASE)
-
-
 def _phrases(text: str, phrases: Iterable[str]) -> list[str]:
-    return [phrase for phrase in phrases if _phrase(phrase).search(text)]
+    return [phrase for phrase in phrases if fidelity.phrase_pattern(phrase).search(text)]
 
 
 def check_stop(utterance: str, context: GuardContext) -> GuardHit | None:
@@ -467,7 +458,7 @@ def check_stop(utterance: str, context: GuardContext) -> GuardHit | None:
     reports = "\n".join(
         step.when_true for step in persona.steps if context.view.get(step.view, False)
     ).translate(_APOSTROPHES)
-    found = [phrase for phrase in dict.fromkeys(found) if not _phrase(phrase).search(reports)]
+    found = [phrase for phrase in dict.fromkeys(found) if not fidelity.phrase_pattern(phrase).search(reports)]
     return GuardHit("stop", ", ".join(found)) if found else None
 
 
