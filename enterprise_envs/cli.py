@@ -73,6 +73,27 @@ def _fidelity(args: argparse.Namespace) -> int:
     return 0 if report.integrity_ok else 1
 
 
+def _audit(args: argparse.Namespace) -> int:
+    from enterprise_envs.audit import progress_printer, run_audit
+
+    surfaces = ["typed", "rest"] if args.surface == "both" else [args.surface]
+    report = run_audit(
+        args.scenario,
+        seeds=args.seeds,
+        seed=args.seed,
+        surfaces=surfaces,
+        probes=args.probe,
+        world_size=args.world_size,
+        jobs=args.jobs,
+        on_scenario=progress_printer(sys.stderr) if sys.stderr.isatty() else None,
+        strict=args.strict,
+    )
+    if args.out:
+        Path(args.out).write_text(report.to_json() + "\n", encoding="utf-8")
+    print(report.to_json() if args.json else report.to_text(explain=args.explain))
+    return report.exit_status
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (one subcommand per job)."""
     parser = argparse.ArgumentParser(
@@ -110,6 +131,36 @@ def build_parser() -> argparse.ArgumentParser:
     pilot.add_argument("--user", choices=["rules", "llm"], default="rules")
     pilot.add_argument("--json", action="store_true")
     pilot.set_defaults(run=_pilot)
+
+    from enterprise_envs.verifiers.audit.probes import PROBES
+
+    audit = commands.add_parser(
+        "audit",
+        help="hackability audit: the oracle passes, the task is necessary, alternatives pass, probes fail",
+    )
+    audit.add_argument("--scenario", action="append", help="scenario id or tag (repeatable; default: all)")
+    audit.add_argument("--seeds", type=int, default=20, help="seeds per scenario (default 20)")
+    audit.add_argument("--seed", type=int, default=0, help="first seed")
+    audit.add_argument(
+        "--surface",
+        choices=["typed", "rest", "both"],
+        default="typed",
+        help="surface(s) whose oracle is probed; other surfaces' solutions are alternatives",
+    )
+    audit.add_argument("--probe", action="append", choices=list(PROBES), help="run only these probes")
+    audit.add_argument("--world-size", choices=["tiny", "default", "large"], default=None)
+    audit.add_argument("--jobs", type=int, default=1, help="worker processes")
+    audit.add_argument(
+        "--strict", action="store_true", help="advisory probes' false positives fail the audit too"
+    )
+    audit.add_argument("--json", action="store_true", help="print the report as JSON")
+    audit.add_argument("--out", default=None, help="also write the JSON report to this file")
+    audit.add_argument(
+        "--explain",
+        action="store_true",
+        help="print each failing check in full: trajectory, verdict against the expectation, diff to oracle",
+    )
+    audit.set_defaults(run=_audit)
 
     fidelity = commands.add_parser("fidelity", help="simulator fidelity metrics of JSONL runs")
     fidelity.add_argument("runs", nargs="+", help="JSONL files written by `enterprise-envs run`")

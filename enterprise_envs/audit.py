@@ -1,0 +1,356 @@
+"""The hackability audit, run on the Gym env: ``enterprise-envs audit``.
+
+``verifiers/audit`` holds the probes, the checks and the report over a small protocol
+(:class:`~enterprise_envs.verifiers.audit.Episodes`). This module implements it with
+:class:`~enterprise_envs.env.EnterpriseEnv`:
+
+- the oracle is played as a real episode (``play_episode`` with the rule user and the
+  scenario's faults) and, for probing, recorded open-loop with faults off: each tool call's
+  result and the rows each write changed;
+- a variant is replayed open-loop on a fresh reset of the same (scenario, seed): tool calls in
+  order through the backend (as the agent, or as the user a privilege probe names), messages to
+  the user, then the end; then verified exactly as the env verifies (expectation, transcript,
+  refused writes). No budget and no user turn cut a replay short: the audit judges the
+  verifier, not the policy's pacing. Faults are off, so that a probe never fails by chance.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from typing import IO, Any
+
+import gymnasium
+
+from enterprise_envs import registry
+from enterprise_envs.agents import OracleAgent, play_episode
+from enterprise_envs.env import EnterpriseEnv
+from enterprise_envs.mocks._core.access import Operation
+from enterprise_envs.mocks._core.backend import CallResult
+from enterprise_envs.mocks._core.tools import ToolKind
+from enterprise_envs.verifiers import compute_diff, verify
+from enterprise_envs.verifiers.audit import (
+    PROBES,
+    Action,
+    AuditReport,
+    ProbeContext,
+    Run,
+    ScenarioAudit,
+    Step,
+    ToolInfo,
+    audit_scenario,
+    step_effects,
+)
+from enterprise_envs.verifiers.audit.probes import ADVISORY
+from enterprise_envs.verifiers.audit.report import merge
+
+#: Seeds per scenario by default, and the most steps a recorded solution may take.
+DEFAULT_SEEDS = 20
+MAX_STEPS = 500
+
+
+class EnvEpisodes:
+    """Episodes of one scenario on :class:`EnterpriseEnv` (the audit's :class:`Episodes`).
+
+    Args:
+        scenario_id: The scenario.
+        world_size: Override the scenario's world size.
+    """
+
+    def __init__(self, scenario_id: str, world_size: str | None = None) -> None:
+        self.scenario_id = scenario_id
+        self.scenario = registry.scenarios()[scenario_id]
+        self.suite = _suite_for(self.scenario.systems[0])
+        self.world_size = world_size
+        self._replay: dict[str, EnterpriseEnv] = {}
+        self._closed: dict[str, gymnasium.Env] = {}
+
+    # -- the protocol ---------------------------------------------------------------------------
+
+    def solutions(self) -> list[tuple[str, str]]:
+        """(name, surface) of each reference solution."""
+        return [(solution.name, solution.surface) for solution in self.scenario.solutions]
+
+    def oracle(self, seed: int, surface: str) -> tuple[bool, str]:
+        """The surface's oracle as a real episode: rule user, the scenario's faults, budgets."""
+        env = self._closed.get(surface)
+        if env is None:
+            env = self._closed[surface] = gymnasium.make(
+                self.suite,
+                scenario=self.scenario_id,
+                surface=surface,
+                persona_variants=False,
+                **self._size(),
+            )
+        episode = play_episode(env, OracleAgent(), seed)
+        outcome = episode.get("outcome") or {}
+        return outcome.get("kind") == "success" and episode["reward"] == 1.0, str(outcome.get("reason", ""))
+
+    def record(self, seed: int, surface: str, solution: str) -> Run:
+        """Play a reference solution open-loop, recording results and each write's effects."""
+        env = self._start(seed, surface)
+        agent = OracleAgent(solution)
+        agent.reset(env, {})
+        player = _Player(env, surface, effects=True)
+        observation: Mapping[str, str] = {"role": "user", "name": "", "content": ""}
+        for _ in range(MAX_STEPS):
+            action = _action(agent.act(observation))
+            step = player.play(action)
+            if action.kind == "end":
+                break
+            if action.kind == "tool":
+                full = env.backend.system.surface(action.surface or surface).full_response
+                content = player.result.to_json(full=full) if player.result else json.dumps(step.body)
+                observation = {"role": "tool", "name": action.tool, "content": content}
+            else:
+                observation = {"role": "user", "name": "", "content": ""}
+        return player.finish()
+
+    def replay(self, seed: int, surface: str, actions: Sequence[Action]) -> Run:
+        """Play actions open-loop on a fresh reset, then verify."""
+        env = self._start(seed, surface)
+        player = _Player(env, surface)
+        for action in actions:
+            player.play(action)
+            if action.kind == "end":
+                break
+        return player.finish()
+
+    def context(self, seed: int, surface: str) -> ProbeContext:
+        """The probe context at the instance's start."""
+        env = self._start(seed, surface)
+        backend = env.backend
+        system, store = backend.system, backend.store
+        assert env.instance is not None
+        surfaces = {
+            name: {
+                tool.name: ToolInfo(tool.name, tool.kind.value, tool.input_schema)
+                for tool in system.surface(name)
+            }
+            for name in system.surfaces
+        }
+        agent = backend.identity
+
+        def select(table: str, where: str, params: Sequence[str], limit: int | None) -> list[dict[str, str]]:
+            return store.select(table, where, tuple(params), limit=limit)
+
+        def allowed(
+            operation: str, table: str, row: Any, changes: Mapping[str, str], as_user: str | None
+        ) -> bool:
+            identity = agent if as_user is None else system.user_identity(store, as_user)
+            if identity is None:
+                return False
+            try:
+                system.access.check(
+                    identity, Operation(operation), table, dict(row) if row else None, changes
+                )
+            except Exception:  # noqa: BLE001  (a refusal is a ToolError; anything else is a no too)
+                return False
+            return True
+
+        return ProbeContext(
+            surface=surface,
+            tools=surfaces[surface],
+            surfaces=surfaces,
+            expectation=env.instance.expectation,
+            catalog=system.catalog,
+            select=select,
+            allowed=allowed,
+            agent=agent.user_name,
+        )
+
+    def close(self) -> None:
+        """Release the worlds."""
+        for env in [*self._replay.values(), *self._closed.values()]:
+            env.close()
+
+    # -- internals ------------------------------------------------------------------------------
+
+    def _size(self) -> dict[str, str]:
+        return {"world_size": self.world_size} if self.world_size else {}
+
+    def _start(self, seed: int, surface: str) -> EnterpriseEnv:
+        env = self._replay.get(surface)
+        if env is None:
+            env = self._replay[surface] = EnterpriseEnv(
+                suite=self.suite,
+                scenario=self.scenario_id,
+                surface=surface,
+                faults="off",
+                persona_variants=False,
+                **self._size(),
+            )
+        env.reset(seed=seed, options={"scenario": self.scenario_id})
+        return env
+
+
+class _Player:
+    """Plays actions on a reset env's backend and records each step.
+
+    With ``effects``, each write's changed rows are taken from a diff after the call (recordings
+    need them to build probes; replays only need the verdict).
+    """
+
+    def __init__(self, env: EnterpriseEnv, surface: str, effects: bool = False) -> None:
+        self.env, self.surface, self.effects = env, surface, effects
+        self.backend = env.backend
+        self.steps: list[Step] = []
+        self.said: list[str] = []
+        self.result: CallResult | None = None
+        self.diff = compute_diff(self.backend.store) if effects else None
+
+    def play(self, action: Action) -> Step:
+        if action.kind != "tool":
+            if action.kind == "message":
+                self.said.append(action.text)
+            step = Step(action)
+            self.steps.append(step)
+            return step
+        backend = self.backend
+        identity = None
+        if action.as_user:
+            identity = backend.system.user_identity(backend.store, action.as_user)
+        tools = backend.system.surface(action.surface) if action.surface else backend.surface
+        tool = tools.tools.get(action.tool)
+        write = tool is not None and tool.kind is ToolKind.WRITE
+        denials = len(backend.denials)
+        self.result = None
+        if action.as_user and identity is None:
+            step = Step(action, 404, {"error": f"no user {action.as_user!r}"}, write)
+        else:
+            arguments = json.loads(json.dumps(action.arguments))
+            result = self.result = backend.call(
+                action.tool, arguments, surface=action.surface, identity=identity
+            )
+            effects = ()
+            if write and self.diff is not None:
+                diff = compute_diff(backend.store)
+                effects = step_effects(self.diff, diff)
+                self.diff = diff
+            step = Step(action, result.status, result.body, write, effects, len(backend.denials) > denials)
+        self.steps.append(step)
+        return step
+
+    def finish(self) -> Run:
+        backend = self.backend
+        instance = self.env.instance
+        assert instance is not None
+        denials = tuple((d.tool, d.operation, d.table, d.sys_id) for d in backend.denials)
+        if backend.internal_errors:
+            first = backend.internal_errors[0]
+            error = f"mock handler error in {first.get('tool')}: {first.get('error')}"
+            return Run(self.surface, tuple(self.steps), None, error, denials)
+        try:
+            verdict = verify(backend.store, instance.expectation, self.said, backend.denials)
+        except Exception as exc:  # noqa: BLE001  (the verifier's fault: an invalid run, reported)
+            return Run(
+                self.surface, tuple(self.steps), None, f"verifier error: {type(exc).__name__}: {exc}", denials
+            )
+        return Run(self.surface, tuple(self.steps), verdict, None, denials)
+
+
+def _action(raw: Mapping[str, Any]) -> Action:
+    if raw.get("end"):
+        return Action.end()
+    if "message" in raw:
+        return Action.say(str(raw["message"]))
+    return Action.call(str(raw["tool"]), dict(raw.get("arguments") or {}))
+
+
+def _suite_for(system: str) -> str:
+    for suite in registry.SUITES:
+        if system in suite.systems:
+            return suite.env_id
+    raise KeyError(f"no suite serves system {system!r}")
+
+
+# -- the whole audit ----------------------------------------------------------------------------------
+
+
+def audit_one(
+    scenario_id: str,
+    seeds: Sequence[int],
+    surfaces: Sequence[str] = ("typed",),
+    probes: Sequence[str] | None = None,
+    world_size: str | None = None,
+    strict: bool = False,
+) -> ScenarioAudit:
+    """Audit one scenario."""
+    episodes = EnvEpisodes(scenario_id, world_size)
+    try:
+        return audit_scenario(episodes, list(seeds), surfaces, probes, strict)
+    finally:
+        episodes.close()
+
+
+def _audit_task(args: tuple[Any, ...]) -> ScenarioAudit:
+    return audit_one(*args)
+
+
+def run_audit(
+    scenarios: str | Iterable[str] | None = None,
+    seeds: int = DEFAULT_SEEDS,
+    seed: int = 0,
+    surfaces: Sequence[str] = ("typed",),
+    probes: Sequence[str] | None = None,
+    world_size: str | None = None,
+    jobs: int = 1,
+    on_scenario: Callable[[ScenarioAudit], None] | None = None,
+    strict: bool = False,
+) -> AuditReport:
+    """Audit scenarios (ids or tags; default: every shipped scenario) on ``seeds`` seeds.
+
+    Args:
+        scenarios: Ids or tags, as ``gymnasium.make(..., scenario=)`` takes them.
+        seeds: Seeds per scenario: ``seed, seed+1, ...``.
+        seed: The first seed.
+        surfaces: Surfaces whose oracle is probed; the other surfaces' solutions are alternatives.
+        probes: Probe names (default: every probe).
+        world_size: Override each scenario's world size.
+        jobs: Worker processes (scenarios are audited in parallel).
+        on_scenario: Called with each scenario's audit as it completes.
+        strict: Count the false positives of advisory probes as failures.
+    """
+    began = time.perf_counter()
+    systems = sorted({system for suite in registry.SUITES for system in suite.systems})
+    chosen = [scenario.id for scenario in registry.select(systems, scenarios)]
+    unknown = set(probes or ()) - set(PROBES)
+    if unknown:
+        raise ValueError(f"unknown probes {sorted(unknown)} (probes: {', '.join(PROBES)})")
+    order = list(probes or PROBES)
+    tasks = [
+        (sid, tuple(range(seed, seed + seeds)), tuple(surfaces), order, world_size, strict) for sid in chosen
+    ]
+    # Longest first (by solution length), so that parallel workers finish together.
+    tasks.sort(key=lambda task: -max(len(s.steps) for s in registry.scenarios()[task[0]].solutions))
+    audits: list[ScenarioAudit] = []
+    if jobs > 1 and len(tasks) > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            for audit in pool.map(_audit_task, tasks):
+                audits.append(audit)
+                if on_scenario:
+                    on_scenario(audit)
+    else:
+        for task in tasks:
+            audit = _audit_task(task)
+            audits.append(audit)
+            if on_scenario:
+                on_scenario(audit)
+    report = merge([AuditReport(audits, order, advisory={k: v for k, v in ADVISORY.items() if k in order})])
+    report.seconds = time.perf_counter() - began
+    return report
+
+
+def progress_printer(stream: IO[str]) -> Callable[[ScenarioAudit], None]:
+    """A line per audited scenario, for a terminal."""
+
+    def show(audit: ScenarioAudit) -> None:
+        stream.write(f"{audit.scenario}: {'ok' if audit.passed else 'FAILED'} ({audit.seconds:.1f} s)\n")
+        stream.flush()
+
+    return show
+
+
+__all__ = ["DEFAULT_SEEDS", "EnvEpisodes", "audit_one", "run_audit"]

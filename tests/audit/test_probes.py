@@ -1,0 +1,117 @@
+"""The probe policies, on real scenario instances: what each builds, and that it is deterministic."""
+
+from __future__ import annotations
+
+import pytest
+
+from enterprise_envs.audit import EnvEpisodes
+from enterprise_envs.mocks.itsm import ITSM
+from enterprise_envs.verifiers.audit import PROBES, Action, RecordApi, ToolInfo, judge, variants
+from enterprise_envs.verifiers.audit.probes import ADVISORY, leaves, set_leaf, swap
+from enterprise_envs.verifiers.audit.trace import clock_fields
+
+
+@pytest.fixture(scope="module")
+def report_incident():
+    episodes = EnvEpisodes("itsm.report_incident")
+    oracle = episodes.record(0, "typed", "typed")
+    yield episodes, oracle
+    episodes.close()
+
+
+def _surfaces(names=("typed", "rest")):
+    return {
+        name: {t.name: ToolInfo(t.name, t.kind.value, t.input_schema) for t in ITSM.surface(name)}
+        for name in names
+    }
+
+
+def test_leaves_and_set_leaf_walk_nested_arguments() -> None:
+    arguments = {
+        "table": "incident",
+        "fields": {"urgency": "1", "tags": ["a", "b"]},
+        "limit": 5,
+        "flag": True,
+    }
+    found = dict(leaves(arguments))
+    assert found == {("table",): "incident", ("fields", "urgency"): "1", ("fields", "tags", 0): "a",
+                     ("fields", "tags", 1): "b", ("limit",): 5}  # fmt: skip
+    changed = set_leaf(arguments, ("fields", "urgency"), "3")
+    assert changed["fields"]["urgency"] == "3" and arguments["fields"]["urgency"] == "1"
+
+
+def test_swap_replaces_identifiers_whole_and_at_token_boundaries() -> None:
+    mapping = {"INC0010001": "INC0010099", "abel.tuter": "beth.anglin"}
+    call = Action.call("add_comment", {"number": "inc0010001", "text": "See INC0010001. Ask abel.tuter."})
+    swapped = swap(call, mapping)
+    assert swapped.arguments == {"number": "INC0010099", "text": "See INC0010099. Ask beth.anglin."}
+    untouched = swap(Action.say("INC00100012 and abel.tuter2 stay"), mapping)
+    assert untouched.text == "INC00100012 and abel.tuter2 stay"
+
+
+def test_the_record_api_is_found_by_the_shape_of_its_tools() -> None:
+    api = RecordApi.find(_surfaces())
+    assert api is not None and api.surface == "rest"
+    assert (api.create_tool, api.update_tool, api.delete_tool) == (
+        "table_create",
+        "table_update",
+        "table_delete",
+    )
+    assert RecordApi.find(_surfaces(("typed",))) is None
+    action = api.update("incident", "x" * 32, {"urgency": "1"}, note="n")
+    assert action.surface == "rest" and action.arguments["fields"] == {"urgency": "1"}
+
+
+def test_every_probe_family_builds_variants_from_the_oracle(report_incident) -> None:
+    episodes, oracle = report_incident
+    assert oracle.passed
+    ctx = episodes.context(0, "typed")
+    built = variants(oracle, ctx)
+    families = {variant.probe for variant in built}
+    # report_incident inserts (no row to damage in place) and every enum it sets is checked.
+    assert families >= set(PROBES) - {"same_row", "unchecked"}
+    writes = [i for i, step in enumerate(oracle.steps) if step.write]
+    for variant in built:
+        if variant.probe == "minus_write":
+            assert len(variant.actions) == len(oracle.steps) - 1
+        if variant.probe in ("no_op", "answer_only"):
+            assert all(action.tool not in ("create_incident",) for action in variant.actions)
+        if variant.probe == "answer_only":
+            assert all(action.kind != "tool" for action in variant.actions)
+        if variant.probe == "privilege":
+            assert variant.attempts
+            attempt = (
+                variant.actions[0] if not variant.name.startswith("privilege[after") else variant.actions[-2]
+            )
+            assert attempt.surface == "rest" and attempt.note.startswith("privilege")
+    assert writes and not any(v.attempts for v in built if v.probe != "privilege")
+    # Deterministic: the same oracle and context build the same variants.
+    again = variants(episodes.record(0, "typed", "typed"), episodes.context(0, "typed"))
+    assert [(v.name, v.actions) for v in again] == [(v.name, v.actions) for v in built]
+
+
+def test_perturbations_target_the_checked_fields(report_incident) -> None:
+    episodes, oracle = report_incident
+    names = [v.name for v in variants(oracle, episodes.context(0, "typed"), ["perturb"])]
+    assert any("incident.urgency=neighbour" in name for name in names)
+    assert any("incident.category=case" in name for name in names)
+    assert any("incident.assignment_group=empty" in name for name in names)
+    assert not any(
+        "description=" in name and "short_description" not in name for name in names
+    )  # unchecked text
+
+
+def test_a_read_only_scenario_has_no_write_probes_and_answer_only_is_equivalent() -> None:
+    episodes = EnvEpisodes("itsm.status_check")
+    oracle = episodes.record(1, "typed", "typed")
+    ctx = episodes.context(1, "typed")
+    built = variants(oracle, ctx)
+    assert not [v for v in built if v.probe in ("no_op", "minus_write")]
+    answer = next(v for v in built if v.probe == "answer_only")
+    run = episodes.replay(1, "typed", answer.actions)
+    assert run.passed and judge(answer, run, oracle, clock_fields(ctx.catalog)) == "equivalent"
+    episodes.close()
+
+
+def test_advisory_probes_are_probes() -> None:
+    assert set(ADVISORY) <= set(PROBES)
