@@ -166,6 +166,10 @@ def build_parser() -> argparse.ArgumentParser:
     fidelity.add_argument("runs", nargs="+", help="JSONL files written by `enterprise-envs run`")
     fidelity.add_argument("--json", action="store_true")
     fidelity.set_defaults(run=_fidelity)
+
+    from enterprise_envs.mcp import add_serve_commands  # cheap: FastMCP loads only when serving
+
+    add_serve_commands(commands)
     return parser
 
 

@@ -12,7 +12,7 @@ import gymnasium
 
 from enterprise_envs import registry
 from enterprise_envs.actions import ActionError, EndAction, MessageAction, ToolAction, parse_action
-from enterprise_envs.mocks._core.backend import Backend
+from enterprise_envs.mocks._core.backend import Backend, CallResult
 from enterprise_envs.mocks._core.faults import FaultConfig
 from enterprise_envs.scenarios.format import Scenario, ScenarioError
 from enterprise_envs.scenarios.instance import ScenarioInstance, draw_instance
@@ -103,6 +103,8 @@ class EnterpriseEnv(gymnasium.Env):
         self.observation_space = observation_space()
         self.action_space = action_space()
         self._backends: dict[tuple[str, str], Backend] = {}
+        #: The last tool call's full result (status, headers, body), for harnesses such as MCP.
+        self.last_result: CallResult | None = None
         self._instance: ScenarioInstance | None = None
         self._done = True
 
@@ -244,7 +246,7 @@ class EnterpriseEnv(gymnasium.Env):
                 ],
             }
         )
-        result = self.backend.call(action.name, action.arguments)
+        result = self.last_result = self.backend.call(action.name, action.arguments)
         content = result.to_json(full=self.backend.surface.full_response)
         self.chat.append({"role": "tool", "tool_call_id": call_id, "content": content})
         return self._observation("tool", action.name, content)

@@ -31,6 +31,8 @@ class RowChange:
         fields: Changed fields, name -> (before, after); derived fields included.
         significant: The changed fields that count (not derived).
         display: The row's display value (its table's display field), for labels.
+        chosen: The significant changed fields a client chooses (not system-maintained or
+            computed by rules), for ``others = "unchanged"``.
     """
 
     table: str
@@ -41,6 +43,7 @@ class RowChange:
     fields: dict[str, tuple[str, str]]
     significant: tuple[str, ...]
     display: str = ""
+    chosen: tuple[str, ...] = ()
 
     @property
     def key(self) -> tuple[str, str]:
@@ -155,8 +158,13 @@ def compute_diff(store: Store) -> StateDiff:
         derived = spec.derived_fields
         significant = tuple(name for name in fields if name not in derived)
         shown = (after or before or {}).get(spec.display_field, "")
+        chosen = tuple(
+            name
+            for name in significant
+            if not (spec.field(name).read_only or spec.field(name).computed)  # type: ignore[union-attr]
+        )
         change = RowChange(
-            table, sys_id, op, before, after, fields, significant, shown if shown != sys_id else ""
+            table, sys_id, op, before, after, fields, significant, shown if shown != sys_id else "", chosen
         )
         if op == "update" and not significant:
             derived_only.append(change)

@@ -172,6 +172,19 @@ class _RowMatcher(_Strict):
     table: str
     where: Predicates = Field(default_factory=dict)
     fields: Predicates = Field(default_factory=dict)
+    others: Literal["any", "unchanged"] = Field(
+        "any",
+        description="unchanged: on an update, no field a client chooses may change except those named in "
+        "where, fields and may_change (system-maintained and computed fields are exempt).",
+    )
+    may_change: list[str] = Field(default_factory=list, description="Fields that may also change.")
+
+    def extra_changes(self, change: Any) -> list[str]:
+        """Chosen fields an ``others = "unchanged"`` entry does not permit on this row."""
+        if self.others != "unchanged" or change.op != "update":
+            return []
+        named = {*self.where, *self.fields, *self.may_change}
+        return [name for name in change.chosen if name not in named]
 
     def predicates(self) -> list[tuple[str, FieldPredicate]]:
         """All (field, predicate) pairs: where first, then fields."""
@@ -292,7 +305,7 @@ class Expectation(_Strict):
             if entry.table not in catalog:
                 raise ExpectationError(f"{entry.label!r}: unknown table {entry.table!r}")
             spec = catalog[entry.table]
-            for name, _ in entry.predicates():
+            for name in [*(name for name, _ in entry.predicates()), *entry.may_change]:
                 if name not in spec:
                     raise ExpectationError(f"{entry.label!r}: table {entry.table} has no field {name!r}")
         by_id = {entry.id: entry for entry in self.change if entry.id}

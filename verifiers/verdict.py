@@ -187,6 +187,7 @@ def _matches(entry: ChangeEntry, change: RowChange) -> bool:
         entry.table == change.table
         and entry.op == change.op
         and row_failure(entry.predicates(), change) is None
+        and not entry.extra_changes(change)
     )
 
 
@@ -196,6 +197,7 @@ def _allowed(entry: AllowEntry, change: RowChange, claims: Claims = None) -> boo
         entry.table == change.table
         and change.op in entry.ops()
         and row_failure(entry.predicates(), change, claims) is None
+        and not entry.extra_changes(change)
     )
 
 
@@ -347,14 +349,22 @@ def _entry_result(entry: ChangeEntry, claimed: list[RowChange], rows: list[RowCh
         )
     else:
         near = [change for change in rows if change.table == entry.table and change.op == entry.op]
-        reasons = [
-            f"{change.label()}: {row_failure(entry.predicates(), change) or 'claimed elsewhere'}"
-            for change in near
-        ]
+        reasons = [f"{change.label()}: {_why_not(entry, change)}" for change in near]
         evidence = f"no {entry.op} on {entry.table} matched (want {wanted})" + (
             "; closest: " + "; ".join(reasons[:3]) if reasons else ""
         )
     return RequirementResult(entry.label, "change", ok, evidence, tuple(change.key for change in claimed))
+
+
+def _why_not(entry: ChangeEntry, change: RowChange) -> str:
+    """Why a row of the right table and op does not satisfy an entry."""
+    failed = row_failure(entry.predicates(), change)
+    if failed:
+        return failed
+    extra = entry.extra_changes(change)
+    if extra:
+        return f"also changed {', '.join(extra)} (others must stay unchanged)"
+    return "claimed elsewhere"
 
 
 def _communicate_result(

@@ -27,6 +27,8 @@ class FieldSpec:
         choices: value -> label, for choice fields.
         max_length: Longest accepted value, if bounded.
         read_only: Clients may not set it (derived or system-maintained).
+        computed: Set by business rules from other fields (a derived priority): it changes as a
+            consequence, so an expectation's ``others = "unchanged"`` does not count it.
         settable_on_insert: A read-only field a client may still give when creating the record
             (``opened_by`` for an order placed on someone's behalf).
         derived: Bookkeeping the system maintains (sys_updated_on, sys_mod_count, a parent's child
@@ -41,6 +43,7 @@ class FieldSpec:
     max_length: int | None = None
     read_only: bool = False
     settable_on_insert: bool = False
+    computed: bool = False
     derived: bool = False
 
     def __post_init__(self) -> None:

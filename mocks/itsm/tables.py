@@ -116,6 +116,9 @@ SYSTEM_FIELDS = frozenset(
     }
 ) | AUDIT_FIELDS  # fmt: skip
 
+#: Set by business rules from other fields (priority from impact and urgency).
+COMPUTED_FIELDS = frozenset({("incident", "priority"), ("problem", "priority")})
+
 #: System fields a client may give on insert only (who opened a record on someone's behalf).
 SETTABLE_ON_INSERT = frozenset({"opened_by"})
 
@@ -262,6 +265,7 @@ def _spec_table(name: str, schema_name: str) -> TableSpec:
                 max_length=_MAX_LENGTH.get(field_name),
                 read_only=field_name in SYSTEM_FIELDS,
                 settable_on_insert=field_name in SETTABLE_ON_INSERT,
+                computed=(name, field_name) in COMPUTED_FIELDS,
                 derived=field_name in DERIVED_FIELDS,
             )
         )

@@ -27,10 +27,11 @@ def test_audit_json_and_out_file(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert json.loads(out_file.read_text())["scenarios"][0]["scenario"] == "itsm.add_info"
 
 
-def test_strict_explain_fails_and_shows_the_diff_against_the_expectation(
+def test_strict_same_row_passes_once_the_expectation_pins_the_rest_of_the_row(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    # same_row is advisory: resolving the right incident while wiping its description passes today.
+    # same_row (advisory) edits a field no entry names on the claimed row. resolve_with_kb's change
+    # entry says others = "unchanged", so every such edit now fails the verdict: no false positive.
     args = [
         "--scenario",
         "itsm.resolve_with_kb",
@@ -41,8 +42,6 @@ def test_strict_explain_fails_and_shows_the_diff_against_the_expectation(
         "--strict",
         "--explain",
     ]
-    code = main(["audit", *args])
-    assert code == 1
+    assert main(["audit", *args]) == 0
     out = capsys.readouterr().out
-    assert "false_positive: itsm.resolve_with_kb seed 0 (typed) same_row[" in out
-    assert "trajectory:" in out and "verdict: PASS" in out and "against the oracle:" in out
+    assert "false_positive" not in out and "1/1 scenarios passed" in out

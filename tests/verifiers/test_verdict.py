@@ -731,3 +731,32 @@ def test_communicate_any_of_accepts_any_phrasing() -> None:
     assert judge(empty, expectation, ["I CANNOT do that!"]).passed
     assert not judge(empty, expectation, ["Sure, done."]).passed
     assert not judge(empty, expectation, ["This is allowed."]).passed  # "not allowed" needs both tokens
+
+
+def test_others_unchanged_rejects_collateral_edits_on_the_claimed_row() -> None:
+    from enterprise_envs.mocks._core.backend import Backend
+    from enterprise_envs.mocks.itsm import ITSM
+    from enterprise_envs.verifiers import load_expectation, verify
+
+    def run(extra: dict) -> bool:
+        backend = Backend(ITSM, size="tiny")
+        backend.mark_start()
+        row = backend.store.select("incident", "state = '2'", limit=1)[0]
+        fields = {"state": "6", "close_code": "Solution provided", "close_notes": "Fixed.", **extra}
+        result = backend.call(
+            "table_update", {"table": "incident", "sys_id": row["sys_id"], "fields": fields}, surface="rest"
+        )
+        assert result.ok, result.body
+        entry = {
+            "label": "resolved",
+            "op": "update",
+            "table": "incident",
+            "where": {"sys_id": row["sys_id"]},
+            "fields": {"state": "6", "close_code": "Solution provided", "close_notes": {"nonempty": True}},
+            "others": "unchanged",
+        }
+        return verify(backend.store, load_expectation({"change": [entry]}, {}, ITSM.catalog)).passed
+
+    assert run({})  # resolved_at, resolved_by, active... are system-maintained: exempt
+    assert not run({"description": ""})  # wiping the description on the way is collateral
+    assert not run({"urgency": "1"})  # so is an unasked urgency change (priority follows, computed)

@@ -1,0 +1,295 @@
+"""The ``serve`` and ``verify`` commands (wired into the CLI by :func:`add_serve_commands`).
+
+``serve`` runs an MCP server: a system's tools over one seeded world per client, or, with
+``--scenario``, episodes of a scenario (its tools plus ``send_message_to_user`` and
+``end_conversation``). ``verify`` asks a running server's control plane for an episode's verdict.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import secrets
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
+from typing import Any
+
+from enterprise_envs.mocks._core.system import WORLD_SIZES
+
+DEFAULT_PORT = 8765
+
+
+def add_serve_commands(subparsers: Any) -> None:
+    """Add ``serve`` and ``verify`` to an ``argparse`` subparsers object.
+
+    Each sets ``run`` (``args.run(args) -> exit code``), as the other subcommands do.
+    """
+    serve = subparsers.add_parser(
+        "serve",
+        help="serve a mocked system (or a scenario's episodes) over MCP, on stdio or HTTP",
+        description=(
+            "World mode (`serve itsm`): the system's tools, each client acting on its own seeded "
+            "world. Episode mode (`serve --scenario ID --seed S`): one scenario instance per "
+            "episode, with send_message_to_user and end_conversation; the verdict comes from the "
+            "control plane (HTTP) or --verdict-out (stdio)."
+        ),
+    )
+    serve.add_argument(
+        "system", nargs="?", default=None, help="system to serve, e.g. itsm (implied by --scenario)"
+    )
+    serve.add_argument(
+        "--surface", choices=["typed", "rest"], default="typed", help="tool surface (default typed)"
+    )
+    serve.add_argument(
+        "--size",
+        choices=list(WORLD_SIZES),
+        default=None,
+        help="world size (default: `default` for worlds, the scenario's own for episodes)",
+    )
+    serve.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="world mode: the world seed; episode mode: the episode's reset seed (default 0)",
+    )
+    serve.add_argument("--world-seed", type=int, default=0, help="episode mode: the world seed (default 0)")
+    serve.add_argument(
+        "--scenario", default=None, help="episode mode: the scenario id, e.g. itsm.report_incident"
+    )
+    serve.add_argument(
+        "--user", choices=["rules", "llm"], default="rules", help="episode mode: the user simulator"
+    )
+    serve.add_argument(
+        "--faults", default="scenario", help="episode mode: scenario | off | a JSON fault config"
+    )
+    serve.add_argument("--transport", choices=["stdio", "http"], default="stdio", help="default stdio")
+    serve.add_argument("--host", default="127.0.0.1", help="HTTP interface (default loopback)")
+    serve.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"HTTP port (default {DEFAULT_PORT}; 0: any)"
+    )
+    serve.add_argument("--path", default="/mcp", help="HTTP path of the MCP endpoint (default /mcp)")
+    serve.add_argument(
+        "--token",
+        action="append",
+        default=[],
+        help="HTTP bearer token, NAME=SECRET or SECRET (repeatable; also ENTERPRISE_ENVS_TOKENS, "
+        "comma-separated). Without any, a token is generated and printed.",
+    )
+    serve.add_argument(
+        "--verdict-out",
+        default=None,
+        help="stdio episode mode: write the verdict (JSON) here when the client disconnects",
+    )
+    serve.set_defaults(run=run_serve)
+
+    verify = subparsers.add_parser(
+        "verify", help="end an MCP episode (if running) and print its verdict, from a running server"
+    )
+    verify.add_argument("--episode", required=True, help="episode id (as the control plane returned it)")
+    verify.add_argument(
+        "--url",
+        default=f"http://127.0.0.1:{DEFAULT_PORT}",
+        help="the server's base URL (default %(default)s)",
+    )
+    verify.add_argument(
+        "--token",
+        default=None,
+        help="bearer token (default: ENTERPRISE_ENVS_TOKEN, else the first of ENTERPRISE_ENVS_TOKENS)",
+    )
+    verify.add_argument("--json", action="store_true", help="print the whole verdict record as JSON")
+    verify.set_defaults(run=run_verify)
+
+
+# -- serve -------------------------------------------------------------------------------------
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    """The ``serve`` command."""
+    from enterprise_envs import registry
+    from enterprise_envs.mcp.hub import EpisodeDefaults, Hub, WorldDefaults, set_default_hub
+
+    system = args.system
+    if args.scenario is not None:
+        scenario = registry.scenarios().get(args.scenario)
+        if scenario is None:
+            return _fail(f"unknown scenario {args.scenario!r} (see `enterprise-envs list`)")
+        if system is not None and system not in scenario.systems:
+            return _fail(f"scenario {args.scenario} is not a {system} scenario")
+        system = scenario.systems[0]
+    if system is None:
+        return _fail("which system? e.g. `serve itsm`, or `serve --scenario <id>`")
+    if system not in registry.systems():
+        return _fail(f"unknown system {system!r} (have {', '.join(sorted(registry.systems()))})")
+    if args.verdict_out and (args.scenario is None or args.transport != "stdio"):
+        return _fail("--verdict-out is for stdio episode mode (--scenario ... --transport stdio)")
+    try:
+        faults: Any = args.faults if args.faults in ("scenario", "off") else json.loads(args.faults)
+    except json.JSONDecodeError:
+        return _fail("--faults must be scenario, off or a JSON object")
+
+    episodes = args.scenario is not None
+    hub = Hub(
+        world_defaults=WorldDefaults(size=args.size or "default", seed=args.seed),
+        episode_defaults=EpisodeDefaults(
+            scenario=args.scenario,
+            seed=args.seed,
+            surface=args.surface,
+            user=args.user,
+            world_size=args.size,
+            faults=faults,
+            world_seed=args.world_seed,
+        )
+        if episodes
+        else None,
+    )
+    set_default_hub(hub)
+    try:
+        if args.transport == "stdio":
+            return _serve_stdio(hub, system, args.surface, episodes, args.verdict_out)
+        return _serve_http(hub, system, args, episodes)
+    finally:
+        hub.close()
+
+
+def _serve_stdio(hub: Any, system: str, surface: str, episodes: bool, verdict_out: str | None) -> int:
+    import anyio
+
+    from enterprise_envs.mcp.hub import LOCAL
+    from enterprise_envs.mcp.servers import episode_server_for, server_for
+    from enterprise_envs.mocks._core.mcp import RouteError
+
+    if episodes:
+        from enterprise_envs.scenarios.loader import instructions
+
+        server = episode_server_for(system, surface)
+        # One episode per stdio process: made now, so the opening message can go in the
+        # instructions the client reads at initialization.
+        try:
+            episode = hub.resolve(LOCAL, None, system=system, kind="episode")
+        except (ValueError, RouteError) as error:
+            return _fail(str(error))
+        server.instructions = (
+            f"{instructions(system)}\n\n## This conversation\n\nThe user's opening message:\n\n"
+            f"{episode.opening or ''}\n"
+        )
+    else:
+        server = server_for(system, surface)
+        hub.resolve(LOCAL, None, system=system, kind="world")  # build the world before serving
+
+    with contextlib.suppress(KeyboardInterrupt):
+        anyio.run(_run_stdio, server)
+    if episodes and verdict_out:
+        verdict = episode.end()
+        with open(verdict_out, "w", encoding="utf-8") as handle:
+            json.dump(verdict, handle, ensure_ascii=False, indent=2)
+    return 0
+
+
+async def _run_stdio(server: Any) -> None:
+    await server.run_stdio_async(show_banner=False, log_level="WARNING")
+
+
+def _serve_http(hub: Any, system: str, args: argparse.Namespace, episodes: bool) -> int:
+    from enterprise_envs.mcp.app import TOKENS_ENV, create_app, parse_tokens, run_http, tokens_from_env
+
+    try:
+        tokens = {**tokens_from_env(), **parse_tokens(args.token)}
+    except ValueError as error:
+        return _fail(str(error))
+    generated = None
+    if not tokens:
+        generated = secrets.token_urlsafe(24)
+        tokens = {generated: "default"}
+    path = args.path if args.path.startswith("/") else "/" + args.path
+    if not episodes:  # build the world snapshot now, not on the first client's call
+        from enterprise_envs import registry
+        from enterprise_envs.mocks._core.snapshot import get_snapshot
+
+        get_snapshot(registry.systems()[system], args.size or "default", args.seed)
+    app = create_app(hub, system=system, surface=args.surface, episodes=episodes, tokens=tokens, path=path)
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    lines = [
+        f"enterprise-envs: serving {system} ({args.surface} surface, "
+        f"{'episodes of ' + args.scenario if episodes else 'worlds'}) over MCP",
+        f"  MCP endpoint:  http://{host}:{{port}}{path}  (route with ?env=<id> or X-Env-Id)",
+        f"  control plane: http://{host}:{{port}}/control/  (same bearer token)",
+    ]
+    if generated:
+        lines.append(f"  no token given ({TOKENS_ENV} or --token): generated one: {generated}")
+    else:
+        lines.append(f"  tokens for: {', '.join(sorted(set(tokens.values())))}")
+    try:
+        run_http(app, host=args.host, port=args.port, banner="\n".join(lines))
+    except OSError as error:
+        return _fail(f"cannot listen on {args.host}:{args.port}: {error}")
+    return 0
+
+
+# -- verify ------------------------------------------------------------------------------------
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    """The ``verify`` command: exit 0 on success, 1 on failure, 2 if invalid, 3 on error."""
+    from enterprise_envs.mcp.app import tokens_from_env
+
+    token = args.token or os.environ.get("ENTERPRISE_ENVS_TOKEN") or next(iter(tokens_from_env()), None)
+    url = f"{args.url.rstrip('/')}/control/episodes/{args.episode}/verify"
+    request = urllib.request.Request(
+        url, data=b"{}", method="POST", headers={"Content-Type": "application/json"}
+    )
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            record = json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        detail = error.read().decode("utf-8", "replace")
+        with contextlib.suppress(json.JSONDecodeError, AttributeError):
+            detail = json.loads(detail).get("error", detail)
+        print(f"verify: {error.code}: {detail}", file=sys.stderr)
+        return 3
+    except (urllib.error.URLError, OSError) as error:
+        print(f"verify: cannot reach {args.url}: {error}", file=sys.stderr)
+        return 3
+    if args.json:
+        print(json.dumps(record, ensure_ascii=False, indent=2))
+    else:
+        print(verdict_text(record))
+    kind = (record.get("outcome") or {}).get("kind")
+    return {"success": 0, "failure": 1}.get(kind, 2)
+
+
+def verdict_text(record: dict[str, Any]) -> str:
+    """A short human summary of a verdict record."""
+    outcome = record.get("outcome") or {}
+    lines = [
+        f"episode {record.get('episode_id')} ({record.get('scenario')}, seed {record.get('seed')}): "
+        f"{outcome.get('kind')} - {outcome.get('reason')}",
+        f"reward {record.get('reward')}, {record.get('steps')} steps, {record.get('tool_calls')} tool calls",
+    ]
+    verdict = record.get("verdict") if isinstance(record.get("verdict"), dict) else {}
+    for result in verdict.get("requirements", []):
+        mark = "ok  " if result.get("passed") else "FAIL"
+        lines.append(f"  [{mark}] {result.get('kind')} {result.get('label')}: {result.get('evidence')}")
+    for change in verdict.get("unexplained", []):
+        lines.append(f"  [FAIL] unexplained change: {json.dumps(change, ensure_ascii=False)[:200]}")
+    return "\n".join(lines)
+
+
+def _fail(message: str) -> int:
+    print(f"serve: {message}", file=sys.stderr)
+    return 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m enterprise_envs.mcp serve|verify ...``."""
+    parser = argparse.ArgumentParser(
+        prog="python -m enterprise_envs.mcp", description="MCP serving for enterprise-envs"
+    )
+    add_serve_commands(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return args.run(args)

@@ -1,0 +1,565 @@
+"""The env hub: the live worlds and episodes one process serves, keyed by owner and env id.
+
+An *owner* is the principal a bearer token maps to (``local`` for stdio and in-process use).
+Env ids are looked up per owner, so a token can only reach the envs created for it: another
+token's id is simply unknown to it. An entry's lock is its world's (the Backend's re-entrant
+lock), so everything that touches one database is serialized; the hub's own lock only guards
+its table.
+
+Two kinds of entry:
+
+- :class:`World`: a live Backend (one seeded world). Tool calls go straight to
+  ``Backend.call`` (validation, access control, faults, one transaction each).
+- :class:`Episode`: an :class:`~enterprise_envs.env.EnterpriseEnv` reset on one scenario
+  instance. Tool calls, messages to the user and the end go through ``env.step``, so the
+  budget, the transcript and the verdict are exactly the Gym env's.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from enterprise_envs.mocks._core.backend import Backend, CallResult
+from enterprise_envs.mocks._core.errors import ErrorKind
+from enterprise_envs.mocks._core.mcp import FULL_RESPONSE_KEYS, RouteError
+
+#: The owner of stdio and in-process calls (no token).
+LOCAL = "local"
+#: The id a request without ``?env=`` / ``X-Env-Id`` is routed to.
+DEFAULT_ID = "default"
+#: Envs one owner may hold at once (each is an in-memory database).
+MAX_ENVS_PER_OWNER = 256
+#: HTTP-like status -> error kind (the first kind of each status).
+_KIND_BY_STATUS = {kind.status: kind.value for kind in reversed(list(ErrorKind))}
+
+
+class Entry:
+    """One live env of the hub: an id, an owner, a lock and a way to call tools."""
+
+    kind = "entry"
+
+    def __init__(self, env_id: str, owner: str, system: str) -> None:
+        self.id = env_id
+        self.owner = owner
+        self.system = system
+        self.created = time.time()
+
+    #: The re-entrant lock every call on this entry takes.
+    lock: Any
+
+    def call(self, tool: str, arguments: Any, *, surface: str | None = None) -> CallResult:
+        """Run one tool call (see :class:`enterprise_envs.mocks._core.mcp.CallTarget`)."""
+        raise NotImplementedError
+
+    def describe(self) -> dict[str, Any]:
+        """JSON-ready summary for the control plane."""
+        return {"env_id": self.id, "kind": self.kind, "system": self.system, "created": self.created}
+
+    def close(self) -> None:
+        """Release what the entry owns."""
+
+
+class World(Entry):
+    """A live world: tool calls go to its Backend.
+
+    Args:
+        env_id: Id within the owner's envs.
+        owner: Principal.
+        backend: A Backend, or a callable returning the current one (a live Gym env's world
+            changes backend when a scenario needs another world size).
+        owned: Close the backend with the entry (False: a served Gym env's or caller's world).
+        seed: The world seed (for the record).
+    """
+
+    kind = "world"
+
+    def __init__(
+        self,
+        env_id: str,
+        owner: str,
+        backend: Backend | Callable[[], Backend],
+        *,
+        owned: bool = True,
+        seed: int | None = None,
+    ) -> None:
+        self._backend = backend
+        current = self.backend
+        super().__init__(env_id, owner, current.system.name)
+        self.owned = owned
+        self.seed = seed
+        self.size = current.size
+
+    @property
+    def backend(self) -> Backend:
+        """The backend calls go to now."""
+        backend = self._backend
+        return backend if isinstance(backend, Backend) else backend()
+
+    @property
+    def lock(self) -> Any:  # type: ignore[override]
+        """The backend's own lock (every path into the database takes it)."""
+        return self.backend.lock
+
+    def call(self, tool: str, arguments: Any, *, surface: str | None = None) -> CallResult:
+        """Call a tool on the world (any surface of its system)."""
+        return self.backend.call(tool, arguments, surface=surface)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Restore the world (optionally another seed's) and make it the diff's baseline.
+
+        Raises:
+            ValueError: The world is not the hub's (a served Gym env's world is reset by its env).
+        """
+        if not self.owned:
+            raise ValueError(f"env {self.id!r} is a served env's world: reset it through its env")
+        backend = self.backend
+        with backend.lock:
+            backend.reset(world_seed=seed)
+            backend.mark_start()
+            self.seed = backend.world_seed
+
+    def describe(self) -> dict[str, Any]:
+        """Id, system, size, world seed."""
+        return {**super().describe(), "size": self.size, "seed": self.seed}
+
+    def close(self) -> None:
+        """Close the backend if this entry made it."""
+        if self.owned and isinstance(self._backend, Backend):
+            self._backend.close()
+
+
+class Episode(Entry):
+    """A scenario instance played through MCP, on a reset :class:`EnterpriseEnv`.
+
+    Args:
+        env_id: Id within the owner's envs.
+        owner: Principal.
+        env: The env, already reset on the instance (``gymnasium.make`` wrappers are fine).
+        seed: The reset seed (for the record).
+        opening: The user's opening message (what ``reset`` returned), if known.
+        reset_info: What ``reset`` returned as info, if known.
+        owned: Close the env with the entry.
+    """
+
+    kind = "episode"
+
+    def __init__(
+        self,
+        env_id: str,
+        owner: str,
+        env: Any,
+        *,
+        seed: int | None = None,
+        opening: str | None = None,
+        reset_info: dict[str, Any] | None = None,
+        owned: bool = True,
+    ) -> None:
+        self.env = env.unwrapped
+        if self.env.instance is None:
+            raise ValueError("reset the env before serving it as an episode")
+        scenario = self.env.instance.scenario
+        super().__init__(env_id, owner, scenario.systems[0])
+        # The world's own lock: every step (tool, user turn, verification) reads or writes the
+        # episode's database, and one lock means the adapter's "is it free?" test is exact.
+        self.lock = self.env.backend.lock
+        self.scenario = scenario.id
+        self.surface = self.env.surface
+        self.seed = seed
+        self.opening = opening
+        self.reset_info = reset_info or {}
+        self.owned = owned
+        self.reward = 0.0
+        self.final: dict[str, Any] | None = None
+
+    @property
+    def over(self) -> bool:
+        """True once the episode ended (the user stopped, the agent ended it, the budget ran out)."""
+        return self.final is not None
+
+    def call(self, tool: str, arguments: Any, *, surface: str | None = None) -> CallResult:
+        """A tool call as an env step (budget, transcript and fault handling as in Gym)."""
+        with self.lock:
+            if surface is not None and surface != self.surface:
+                raise RouteError(
+                    f"episode {self.id!r} is played on the {self.surface} surface, not {surface}"
+                )
+            self._check_running()
+            faults_before = len(self.env.backend.faults.log)
+            observation = self._step({"tool": tool, "arguments": arguments})
+            if observation["role"] != "tool":
+                raise RouteError(observation["content"] or "the call was not accepted")
+            injected = len(self.env.backend.faults.log) > faults_before
+            return result_from_content(tool, observation["content"], injected=injected)
+
+    def message(self, text: Any) -> tuple[str, bool, bool]:
+        """Say ``text`` to the user: (reply, conversation over, accepted).
+
+        ``accepted`` is False when the env refused the action (an empty message counts as a
+        malformed action, as in Gym); the reply is then the env's error text.
+        """
+        with self.lock:
+            self._check_running()
+            observation = self._step({"message": text})
+            return observation["content"], self.over, observation["role"] == "user"
+
+    def end(self) -> dict[str, Any]:
+        """End the episode if it is running; the verdict record."""
+        with self.lock:
+            if not self.over:
+                self._step({"end": True})
+            assert self.final is not None
+            return self.final
+
+    def verdict(self) -> dict[str, Any] | None:
+        """The verdict record if the episode is over, else None."""
+        return self.final
+
+    def _check_running(self) -> None:
+        if self.over:
+            raise RouteError(f"episode {self.id!r} is over; no more actions are accepted")
+
+    def _step(self, action: dict[str, Any]) -> dict[str, str]:
+        observation, reward, terminated, truncated, info = self.env.step(action)
+        self.reward += float(reward)
+        if terminated or truncated:
+            self.final = {
+                "episode_id": self.id,
+                "scenario": self.scenario,
+                "seed": self.seed,
+                "reward": self.reward,
+                "terminated": bool(terminated),
+                "truncated": bool(truncated),
+                **info,
+            }
+        return observation
+
+    def describe(self) -> dict[str, Any]:
+        """Id, scenario, seed, state and (once over) the outcome."""
+        summary = {
+            **super().describe(),
+            "episode_id": self.id,
+            "scenario": self.scenario,
+            "seed": self.seed,
+            "surface": self.surface,
+            "status": "over" if self.over else "running",
+            "steps": getattr(self.env, "steps", 0),
+            "tool_calls": getattr(self.env, "tool_calls", 0),
+        }
+        if self.final is not None:
+            summary["outcome"] = self.final.get("outcome")
+            summary["reward"] = self.final.get("reward")
+        return summary
+
+    def close(self) -> None:
+        """Close the env if this entry made it."""
+        if self.owned:
+            self.env.close()
+
+
+def result_from_content(tool: str, content: str, *, injected: bool = False) -> CallResult:
+    """Rebuild a CallResult from a tool observation (``CallResult.to_json`` output).
+
+    Errors and full-response results are ``{"status", "headers", "body"}``; anything else is a
+    successful body (reported as 200: the observation does not say 201).
+    """
+    try:
+        payload = json.loads(content)
+    except json.JSONDecodeError:
+        return CallResult(tool, 200, content)
+    if (
+        isinstance(payload, dict)
+        and set(payload) == FULL_RESPONSE_KEYS
+        and isinstance(payload["status"], int)
+    ):
+        status = payload["status"]
+        headers = payload["headers"] if isinstance(payload["headers"], dict) else {}
+        error = _KIND_BY_STATUS.get(status, "internal") if status >= 400 else None
+        return CallResult(tool, status, payload["body"], headers, error, injected and error is not None)
+    return CallResult(tool, 200, payload)
+
+
+@dataclass(frozen=True)
+class EpisodeDefaults:
+    """How the hub makes an owner's default episode (``serve --scenario``)."""
+
+    scenario: str
+    seed: int = 0
+    surface: str = "typed"
+    user: Any = "rules"
+    world_size: str | None = None
+    faults: Any = "scenario"
+    world_seed: int = 0
+
+
+@dataclass(frozen=True)
+class WorldDefaults:
+    """How the hub makes an owner's default world."""
+
+    size: str = "default"
+    seed: int = 0
+
+
+class Hub:
+    """The envs a process serves: owner -> env id -> entry.
+
+    Args:
+        world_defaults: Size and seed of worlds made on demand (an owner's default world).
+        episode_defaults: If set, an owner's default env is an episode of this scenario.
+        max_envs_per_owner: Refuse to create more envs than this for one owner.
+    """
+
+    def __init__(
+        self,
+        *,
+        world_defaults: WorldDefaults | None = None,
+        episode_defaults: EpisodeDefaults | None = None,
+        max_envs_per_owner: int = MAX_ENVS_PER_OWNER,
+    ) -> None:
+        self.world_defaults = world_defaults or WorldDefaults()
+        self.episode_defaults = episode_defaults
+        self.max_envs_per_owner = max_envs_per_owner
+        self._entries: dict[tuple[str, str], Entry] = {}
+        self._lock = threading.Lock()
+        self._create_lock = threading.Lock()
+        self.closed = False
+
+    # -- lookup -----------------------------------------------------------------------------
+
+    def find(self, owner: str, env_id: str) -> Entry | None:
+        """The owner's env ``env_id``, or None."""
+        return self._entries.get((owner, env_id))
+
+    def get(self, owner: str, env_id: str) -> Entry:
+        """The owner's env ``env_id``.
+
+        Raises:
+            RouteError: No such env for this owner (another owner's id is just as unknown).
+        """
+        entry = self._entries.get((owner, env_id))
+        if entry is None:
+            raise RouteError(
+                f"unknown env id {env_id!r} for this client: pass the id the control plane returned "
+                "(?env=<id> in the URL or an X-Env-Id header)"
+            )
+        return entry
+
+    def resolve(self, owner: str, env_id: str | None, *, system: str, kind: str) -> Entry:
+        """The entry a call goes to: ``env_id``, or the owner's default env (made on first use).
+
+        Raises:
+            RouteError: Unknown id, or an env of another system or kind than the endpoint serves.
+        """
+        entry = self.lookup(owner, env_id, system=system, kind=kind)
+        if entry is None:
+            entry = self._check(self._make_default(owner, system, kind), system, kind)
+        return entry
+
+    def lookup(self, owner: str, env_id: str | None, *, system: str, kind: str) -> Entry | None:
+        """Like :meth:`resolve`, but None (instead of making it) when the default env is not made yet.
+
+        Never blocks on anything slow: the MCP servers call it on the event loop and make a
+        default env (an LLM user may take seconds to open an episode) in a worker thread.
+        """
+        if self.closed:
+            raise RouteError("the server is shutting down")
+        if env_id is None or env_id == DEFAULT_ID:
+            entry = self._entries.get((owner, DEFAULT_ID))
+            if entry is None:
+                return None
+        else:
+            entry = self.get(owner, env_id)
+        return self._check(entry, system, kind)
+
+    @staticmethod
+    def _check(entry: Entry, system: str, kind: str) -> Entry:
+        if entry.system != system:
+            raise RouteError(f"env {entry.id!r} is a {entry.system} env; this endpoint serves {system}")
+        if kind == "episode" and entry.kind != "episode":
+            raise RouteError(f"env {entry.id!r} is not an episode; this endpoint serves episodes")
+        return entry
+
+    def entries(self, owner: str | None = None, kind: str | None = None) -> list[Entry]:
+        """The owner's entries (all owners' if None), oldest first."""
+        with self._lock:
+            found = [
+                entry
+                for (entry_owner, _), entry in self._entries.items()
+                if (owner is None or entry_owner == owner) and (kind is None or entry.kind == kind)
+            ]
+        return sorted(found, key=lambda entry: entry.created)
+
+    def __iter__(self) -> Iterator[Entry]:
+        return iter(self.entries())
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    # -- creation ----------------------------------------------------------------------------
+
+    def add(self, entry: Entry) -> Entry:
+        """Register an entry (its id must be new for its owner)."""
+        with self._lock:
+            if self.closed:
+                raise RouteError("the server is shutting down")
+            key = (entry.owner, entry.id)
+            if key in self._entries:
+                raise ValueError(f"env id {entry.id!r} already exists for this client")
+            owned = sum(1 for owner, _ in self._entries if owner == entry.owner)
+            if owned >= self.max_envs_per_owner:
+                raise RouteError(f"this client already holds {owned} envs (the limit); delete some first")
+            self._entries[key] = entry
+        return entry
+
+    def create_world(
+        self,
+        owner: str,
+        system: str,
+        *,
+        size: str | None = None,
+        seed: int | None = None,
+        env_id: str | None = None,
+    ) -> World:
+        """Make a fresh world for ``owner`` (size and seed default to ``world_defaults``)."""
+        from enterprise_envs import registry
+
+        found = registry.systems().get(system)
+        if found is None:
+            raise ValueError(f"unknown system {system!r} (have {sorted(registry.systems())})")
+        size = size or self.world_defaults.size
+        seed = self.world_defaults.seed if seed is None else seed
+        backend = Backend(found, size=size, world_seed=seed)
+        backend.mark_start()
+        world = World(env_id or new_id("w"), owner, backend, seed=seed)
+        try:
+            self.add(world)
+        except Exception:
+            backend.close()
+            raise
+        return world
+
+    def create_episode(
+        self,
+        owner: str,
+        scenario: str | None = None,
+        *,
+        seed: int | None = None,
+        env_id: str | None = None,
+        defaults: EpisodeDefaults | None = None,
+    ) -> Episode:
+        """Make an :class:`EnterpriseEnv`, reset it on ``scenario`` with ``seed``, register it.
+
+        Unset options come from ``defaults`` (or the hub's ``episode_defaults``).
+        """
+        from enterprise_envs import registry
+        from enterprise_envs.env import EnterpriseEnv
+
+        base = defaults or self.episode_defaults
+        scenario = scenario or (base.scenario if base else None)
+        if scenario is None:
+            raise ValueError("which scenario? pass a scenario id")
+        found = registry.scenarios().get(scenario)
+        if found is None:
+            raise ValueError(f"unknown scenario {scenario!r}")
+        if seed is None:
+            seed = base.seed if base else 0
+        options = base or EpisodeDefaults(scenario)
+        env = EnterpriseEnv(
+            suite=suite_of(found.systems[0]),
+            scenario=scenario,
+            surface=options.surface,
+            user=options.user,
+            world_size=options.world_size,
+            faults=options.faults,
+            world_seed=options.world_seed,
+        )
+        try:
+            observation, info = env.reset(seed=seed, options={"scenario": scenario})
+            opening = observation["content"] if observation["role"] == "user" else None
+            episode = Episode(env_id or new_id("ep"), owner, env, seed=seed, opening=opening, reset_info=info)
+            self.add(episode)
+        except Exception:
+            env.close()
+            raise
+        return episode
+
+    def _make_default(self, owner: str, system: str, kind: str) -> Entry:
+        with self._create_lock:
+            entry = self._entries.get((owner, DEFAULT_ID))
+            if entry is not None:
+                return entry
+            if kind == "episode":
+                if self.episode_defaults is None:
+                    raise RouteError(
+                        "no episode id given: pass ?env=<episode id> in the URL or an X-Env-Id header "
+                        "(create an episode with POST /control/episodes)"
+                    )
+                return self.create_episode(owner, env_id=DEFAULT_ID)
+            return self.create_world(owner, system, env_id=DEFAULT_ID)
+
+    # -- removal -----------------------------------------------------------------------------
+
+    def remove(self, owner: str, env_id: str) -> Entry:
+        """Unregister an env and release it.
+
+        Raises:
+            RouteError: Unknown id for this owner.
+        """
+        with self._lock:
+            entry = self._entries.pop((owner, env_id), None)
+        if entry is None:
+            raise RouteError(f"unknown env id {env_id!r} for this client")
+        with entry.lock:
+            entry.close()
+        return entry
+
+    def close(self) -> None:
+        """Refuse new calls and release every env (served Gym envs are left to their owners)."""
+        with self._lock:
+            self.closed = True
+            entries = list(self._entries.values())
+            self._entries.clear()
+        for entry in entries:
+            with entry.lock:
+                entry.close()
+
+
+def new_id(prefix: str) -> str:
+    """A fresh env id (random: ids name envs, they never seed anything)."""
+    return f"{prefix}-{secrets.token_hex(6)}"
+
+
+def suite_of(system: str) -> str:
+    """The Gym id whose suite serves a system's scenarios."""
+    from enterprise_envs import registry
+
+    for suite in registry.SUITES:
+        if system in suite.systems:
+            return suite.env_id
+    raise ValueError(f"no suite serves system {system!r}")
+
+
+_default_hub: Hub | None = None
+_default_hub_lock = threading.Lock()
+
+
+def default_hub() -> Hub:
+    """The process's hub: what stdio serving and in-process clients route to."""
+    global _default_hub
+    with _default_hub_lock:
+        if _default_hub is None or _default_hub.closed:
+            _default_hub = Hub()
+        return _default_hub
+
+
+def set_default_hub(hub: Hub) -> Hub:
+    """Make ``hub`` the process's hub (the ``serve`` command does this); returns it."""
+    global _default_hub
+    with _default_hub_lock:
+        _default_hub = hub
+    return hub
