@@ -212,10 +212,15 @@ class ChangeEntry(_RowMatcher):
 
 
 class AllowEntry(_RowMatcher):
-    """A change that may happen without being required."""
+    """A change that may happen without being required.
+
+    With ``attempted = true`` it covers writes the access check refused instead (an attempt the
+    scenario tolerates); without it, it covers changes only.
+    """
 
     label: str
     op: Op | list[Op] | None = Field(None, description="Default: any op.")
+    attempted: bool = Field(False, description="Match writes the access check refused instead of changes.")
 
     def ops(self) -> tuple[str, ...]:
         """The ops this entry allows."""
@@ -227,13 +232,12 @@ class AllowEntry(_RowMatcher):
 class ForbidEntry(AllowEntry):
     """A labelled minefield: any matching change fails the verdict by name.
 
-    With ``attempted = true`` a write the access check refused also counts (the agent tried;
-    the back-end said no): what a refusal scenario must rule out. Predicates then read the
-    row the agent tried to change, as it is; a refused insert has no row, so it matches only
-    an entry without ``where`` and ``fields``.
+    With ``attempted = true`` a write the access check refused also counts, under this label.
+    (Every refused write fails the verdict anyway unless an allow entry with ``attempted = true``
+    covers it; a forbid entry names the failure.) Predicates then read the row the agent tried to
+    change, as it is; a refused insert has no row, so it matches only an entry without ``where``
+    and ``fields``.
     """
-
-    attempted: bool = Field(False, description="Also fail on a write the access check refused.")
 
 
 class CommunicateCheck(_Strict):

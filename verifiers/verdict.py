@@ -149,7 +149,9 @@ def judge(
     rows = sorted(diff.changes, key=lambda change: (change.table, change.op, change.sys_id))
     entries = expectation.change
     candidates = [[e for e, entry in enumerate(entries) if _matches(entry, change)] for change in rows]
-    allowable = [any(_allowed(allow, change) for allow in expectation.allow) for change in rows]
+    allowable = [
+        any(_allowed(allow, change) for allow in expectation.allow if not allow.attempted) for change in rows
+    ]
     search = _Search(rows, expectation, candidates, allowable, transcript)
     assignment = search.run()
     passed_claims = assignment is not None
@@ -170,6 +172,14 @@ def judge(
         results.append(
             RequirementResult(forbid.label, "forbid", not hits, evidence, tuple(c.key for c in hits))
         )
+    # A refused write changed nothing, but trying it was the policy's doing: it fails the verdict
+    # unless the scenario tolerates it (an allow entry with attempted = true).
+    tolerated = [allow for allow in expectation.allow if allow.attempted]
+    for attempt in attempts:
+        if not any(_allowed(allow, attempt, sys_ids) for allow in tolerated):
+            label = f"{attempt.op} on {attempt.table}"
+            evidence = f"refused {attempt.op} {attempt.label()}"
+            results.append(RequirementResult(label, "attempt", False, evidence, (attempt.key,)))
     claimed_rows = {entry.id: [rows[i] for i in claims[e]] for e, entry in enumerate(entries) if entry.id}
     told = [_communicate_result(check, claimed_rows, transcript) for check in expectation.communicate]
     results.extend(told)
@@ -228,7 +238,8 @@ class _Search:
         )
         # Checks of literal values do not depend on claims: judged once, outside the search.
         self.communicate = [check for check in expectation.communicate if check.entry_ref() is not None]
-        self.allow, self.transcript = expectation.allow, transcript
+        self.allow = [allow for allow in expectation.allow if not allow.attempted]
+        self.transcript = transcript
         entries = self.entries
         self.bounds = [entry.bounds() for entry in entries]
         # remaining[i][e]: rows at index >= i that entry e could still take.
@@ -329,7 +340,9 @@ def _best_effort(
         if owner is None:
             continue
         if owner == ALLOW:
-            if not any(_allowed(allow, rows[i], sys_ids) for allow in expectation.allow):
+            if not any(
+                _allowed(allow, rows[i], sys_ids) for allow in expectation.allow if not allow.attempted
+            ):
                 assignment[i] = None
         elif row_failure(entries[owner].predicates(), rows[i], sys_ids) is not None:
             assignment[i] = None
