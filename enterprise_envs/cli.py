@@ -94,6 +94,16 @@ def _audit(args: argparse.Namespace) -> int:
     return report.exit_status
 
 
+def _bench(args: argparse.Namespace) -> int:
+    from enterprise_envs.bench import run_bench
+
+    report = run_bench(quick=args.quick, only=args.only, progress=sys.stderr)
+    if args.out:
+        Path(args.out).write_text(report.to_json() + "\n", encoding="utf-8")
+    print(report.to_json() if args.json else report.to_text())
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (one subcommand per job)."""
     parser = argparse.ArgumentParser(
@@ -166,6 +176,24 @@ def build_parser() -> argparse.ArgumentParser:
     fidelity.add_argument("runs", nargs="+", help="JSONL files written by `enterprise-envs run`")
     fidelity.add_argument("--json", action="store_true")
     fidelity.set_defaults(run=_fidelity)
+
+    from enterprise_envs.bench import GROUPS
+
+    bench = commands.add_parser(
+        "bench", help="performance bench: reset, tool calls, steps, verify, episodes, memory, MCP"
+    )
+    bench.add_argument("--quick", action="store_true", help="few repeats, small N, tiny/default only")
+    bench.add_argument("--json", action="store_true", help="print the report as JSON")
+    bench.add_argument("--out", default=None, help="also write the JSON report to this file")
+    bench.add_argument(
+        "--only",
+        nargs="+",
+        action="extend",
+        choices=GROUPS,
+        metavar="NAME",
+        help=f"only: {', '.join(GROUPS)}",
+    )
+    bench.set_defaults(run=_bench)
 
     from enterprise_envs.mcp import add_serve_commands  # cheap: FastMCP loads only when serving
 

@@ -1,0 +1,987 @@
+"""Performance bench: reset, tool calls, Gym steps, verify, episodes, memory and MCP throughput.
+
+Every figure is measured in this process (memory in a fresh subprocess) with
+:func:`time.perf_counter_ns`, after a warm-up, over repeated samples, and reported as its
+median (p50), p90, min, max and interquartile range, next to its design budget (PASS/MISS,
+informational) and, where one applies, as a ratio to a floor measured in the same run:
+
+- ``baseline.sqlite_lookup``: a raw ``sqlite3`` point lookup on the same database (floor of a read);
+- ``baseline.deserialize.<size>``: ``sqlite3`` deserialize of the same snapshot (floor of a reset);
+- ``baseline.cartpole_step``: a step of gymnasium's ``CartPole-v1`` (floor of the framework).
+
+Run it with ``enterprise-envs bench`` (``--quick`` for the smoke version, ``--json`` for JSON,
+``--only NAME`` for some groups); see ``docs/performance.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import gc
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, TextIO
+
+#: Groups of figures, in run order (``--only`` takes these names).
+GROUPS = ("reset", "tool", "step", "verify", "episodes", "memory", "mcp", "baselines")
+
+#: Scenario of the step and verify figures: one oracle write (a journal entry), then a message.
+STEP_SCENARIO = "itsm.add_info"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How much to measure.
+
+    Attributes:
+        mode: ``quick`` or ``full``.
+        sizes: World sizes of the reset and verify figures.
+        warmup: Untimed calls before each latency figure.
+        repeats: Samples of the slower latency figures (reset, step, verify).
+        tool_repeats: Samples of the fast ones (tool calls, baselines).
+        episode_rounds: Timed rounds of oracle episodes (one episode per scenario each).
+        memory_envs: Live backends of the memory figure.
+        mcp_clients: Concurrent MCP clients.
+        mcp_calls: Tool calls per client per round (at most).
+        mcp_rounds: Timed rounds of the MCP load (after one warm-up round).
+        mcp_seconds: Time bound of one MCP round.
+    """
+
+    mode: str
+    sizes: tuple[str, ...]
+    warmup: int
+    repeats: int
+    tool_repeats: int
+    episode_rounds: int
+    memory_envs: int
+    mcp_clients: int
+    mcp_calls: int
+    mcp_rounds: int
+    mcp_seconds: float
+
+
+QUICK = Settings(
+    mode="quick",
+    sizes=("tiny", "default"),
+    warmup=2,
+    repeats=10,
+    tool_repeats=40,
+    episode_rounds=1,
+    memory_envs=20,
+    mcp_clients=2,
+    mcp_calls=10,
+    mcp_rounds=1,
+    mcp_seconds=5.0,
+)
+FULL = Settings(
+    mode="full",
+    sizes=("tiny", "default", "large"),
+    warmup=20,
+    repeats=200,
+    tool_repeats=2000,
+    episode_rounds=10,
+    memory_envs=1000,
+    mcp_clients=8,
+    mcp_calls=250,
+    mcp_rounds=5,
+    mcp_seconds=20.0,
+)
+
+
+# -- figures -------------------------------------------------------------------------------------
+
+
+def percentile(ordered: Sequence[float], q: float) -> float:
+    """The ``q`` quantile (0..1) of sorted values, interpolated linearly."""
+    if not ordered:
+        return math.nan
+    position = (len(ordered) - 1) * q
+    low = math.floor(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+@dataclass
+class Figure:
+    """One measured figure: its samples, their summary, the budget and the baseline ratio.
+
+    Attributes:
+        name: Dotted name, e.g. ``reset.default``.
+        group: The ``--only`` group it belongs to.
+        description: What one sample is.
+        unit: ``us`` (latency), ``1/s`` (rate), ``MiB`` or ``x`` (a ratio).
+        samples: The measured values, in ``unit``.
+        budget: The design budget, compared with p50 (None: no budget).
+        higher_is_better: True for rates: the budget is a floor, not a ceiling.
+        baseline: Name of the floor figure the ratio is taken against.
+        ratio: p50 / baseline's p50 (filled in once the baselines are measured).
+        extra: Context (counts, sizes, verdicts).
+    """
+
+    name: str
+    group: str
+    description: str
+    unit: str
+    samples: list[float]
+    budget: float | None = None
+    higher_is_better: bool = False
+    baseline: str | None = None
+    ratio: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def _q(self, q: float) -> float:
+        return percentile(sorted(self.samples), q)
+
+    @property
+    def p50(self) -> float:
+        """The median."""
+        return self._q(0.5)
+
+    @property
+    def p90(self) -> float:
+        """The 90th percentile."""
+        return self._q(0.9)
+
+    @property
+    def iqr(self) -> float:
+        """The interquartile range (p75 - p25)."""
+        return self._q(0.75) - self._q(0.25)
+
+    @property
+    def status(self) -> str:
+        """``PASS`` or ``MISS`` against the budget (p50), ``""`` without one."""
+        if self.budget is None:
+            return ""
+        ok = self.p50 >= self.budget if self.higher_is_better else self.p50 <= self.budget
+        return "PASS" if ok else "MISS"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The figure as JSON-ready data (summary first, then the raw samples)."""
+        return {
+            "name": self.name,
+            "group": self.group,
+            "description": self.description,
+            "unit": self.unit,
+            "n": len(self.samples),
+            "p50": self.p50,
+            "p90": self.p90,
+            "min": min(self.samples) if self.samples else math.nan,
+            "max": max(self.samples) if self.samples else math.nan,
+            "iqr": self.iqr,
+            "budget": self.budget,
+            "budget_op": ">=" if self.higher_is_better else "<=",
+            "status": self.status,
+            "baseline": self.baseline,
+            "ratio": self.ratio,
+            "extra": self.extra,
+            "samples": self.samples,
+        }
+
+
+def time_calls(fn: Callable[[], Any], repeats: int, warmup: int) -> list[float]:
+    """Per-call wall time of ``fn`` in microseconds, after ``warmup`` untimed calls."""
+    for _ in range(warmup):
+        fn()
+    clock = time.perf_counter_ns
+    samples = []
+    for _ in range(repeats):
+        start = clock()
+        fn()
+        samples.append((clock() - start) / 1000)
+    return samples
+
+
+def time_steps(
+    prepare: Callable[[], Any], fn: Callable[[Any], Any], repeats: int, warmup: int
+) -> list[float]:
+    """Like :func:`time_calls`, with an untimed ``prepare()`` before each call (its result is fn's arg)."""
+    clock = time.perf_counter_ns
+    samples = []
+    for index in range(warmup + repeats):
+        state = prepare()
+        start = clock()
+        fn(state)
+        elapsed = (clock() - start) / 1000
+        if index >= warmup:
+            samples.append(elapsed)
+    return samples
+
+
+# -- the benches -------------------------------------------------------------------------------
+
+
+def _itsm():
+    from enterprise_envs.mocks.itsm import ITSM
+
+    return ITSM
+
+
+def _env(**kwargs: Any):
+    import gymnasium
+
+    import enterprise_envs  # noqa: F401  (registers ITSM-v0)
+
+    return gymnasium.make("ITSM-v0", **kwargs)
+
+
+def scenarios_fitting(size: str) -> list[str]:
+    """The ITSM-v0 scenarios whose instances can be drawn on a world of ``size``.
+
+    A tiny world lacks rows some scenarios need (e.g. a server CI for a change).
+    """
+    from enterprise_envs.scenarios.format import ScenarioError
+
+    env = _env(world_size=size)
+    fitting = []
+    for scenario in env.unwrapped.scenarios:
+        try:
+            env.reset(seed=0, options={"scenario": scenario.id})
+        except ScenarioError:
+            continue
+        fitting.append(scenario.id)
+    env.close()
+    return fitting
+
+
+def bench_reset(settings: Settings) -> list[Figure]:
+    """``env.reset(seed=...)``: restore, scenario setup, the user's opening message."""
+    figures = []
+    for size in settings.sizes:
+        fitting = scenarios_fitting(size)
+        env = _env(world_size=size, scenario=fitting)
+        env.reset(seed=0)  # builds (or fetches) the world: not part of a reset
+        seeds = iter(range(1, 1 << 30))
+        samples = time_calls(
+            lambda env=env, seeds=seeds: env.reset(seed=next(seeds)), settings.repeats, settings.warmup
+        )
+        env.close()
+        figures.append(
+            Figure(
+                f"reset.{size}",
+                "reset",
+                f"env.reset(seed) on ITSM-v0, {size} world (scenarios drawn by the seed)",
+                "us",
+                samples,
+                budget=2000.0 if size == "default" else None,
+                baseline=f"baseline.deserialize.{size}",
+                extra={"scenarios": len(fitting)},
+            )
+        )
+    return figures
+
+
+def _active_incident(backend: Any) -> dict[str, Any]:
+    return backend.store.select("incident", "active = 'true'", limit=1)[0]
+
+
+def _tool_figures(surface: str, settings: Settings) -> list[Figure]:
+    from enterprise_envs.mocks._core.backend import Backend
+
+    backend = Backend(_itsm(), size="default", surface=surface)
+    backend.mark_start()
+    row = _active_incident(backend)
+    if surface == "typed":
+        read_tool, read_args = "get_incident", {"number": row["number"]}
+        write_tool = "update_incident"
+
+        def write_args(value: str) -> dict[str, Any]:
+            return {"number": row["number"], "short_description": value}
+    else:
+        read_tool, read_args = "table_get", {"table": "incident", "sys_id": row["sys_id"]}
+        write_tool = "table_update"
+
+        def write_args(value: str) -> dict[str, Any]:
+            return {"table": "incident", "sys_id": row["sys_id"], "fields": {"short_description": value}}
+
+    def call_read() -> None:
+        result = backend.call(read_tool, read_args)
+        if not result.ok:
+            raise RuntimeError(f"{read_tool} failed: {result.body}")
+
+    counter = iter(range(1 << 30))
+
+    def prepare_write() -> int:
+        index = next(counter)
+        if index % 200 == 0:  # keep the change log and journal from growing without bound
+            backend.reset()
+            backend.mark_start()
+        return index
+
+    def call_write(index: int) -> None:
+        result = backend.call(write_tool, write_args(f"bench write {index}"))
+        if not result.ok:
+            raise RuntimeError(f"{write_tool} failed: {result.body}")
+
+    figures = [
+        Figure(
+            f"tool.{surface}.read",
+            "tool",
+            f"Backend.call({read_tool}) on the {surface} surface, default world",
+            "us",
+            time_calls(call_read, settings.tool_repeats, settings.warmup),
+            budget=200.0 if surface == "typed" else None,
+            baseline="baseline.sqlite_lookup",
+        ),
+        Figure(
+            f"tool.{surface}.write",
+            "tool",
+            f"Backend.call({write_tool}) on the {surface} surface, default world",
+            "us",
+            time_steps(prepare_write, call_write, settings.tool_repeats, settings.warmup),
+            budget=500.0 if surface == "typed" else None,
+            baseline="baseline.sqlite_lookup",
+        ),
+    ]
+    backend.close()
+    return figures
+
+
+def bench_tool(settings: Settings) -> list[Figure]:
+    """A read and a write per surface, in process on ``Backend(ITSM, size="default")``."""
+    return _tool_figures("typed", settings) + _tool_figures("rest", settings)
+
+
+def bench_step(settings: Settings) -> list[Figure]:
+    """One Gym step from the JSON action to the observation: a tool call, a message to the rule user."""
+    env = _env(scenario=STEP_SCENARIO, world_size="default", user="rules")
+    seeds = iter(range(1 << 30))
+    number: list[str] = []
+
+    def prepare() -> None:
+        env.reset(seed=next(seeds))
+        if not number:
+            number.append(_active_incident(env.unwrapped.backend)["number"])
+
+    def tool_step(_: Any) -> None:
+        env.step(json.dumps({"tool": "get_incident", "arguments": {"number": number[0]}}))
+
+    def message_step(_: Any) -> None:
+        env.step(json.dumps({"message": "Could you give me your incident number, please?"}))
+
+    figures = [
+        Figure(
+            "step.tool",
+            "step",
+            "env.step(JSON tool call: get_incident), parse to observation",
+            "us",
+            time_steps(prepare, tool_step, settings.repeats, settings.warmup),
+            baseline="baseline.cartpole_step",
+        ),
+        Figure(
+            "step.message",
+            "step",
+            "env.step(JSON message), the rule user's reply included",
+            "us",
+            time_steps(prepare, message_step, settings.repeats, settings.warmup),
+            baseline="baseline.cartpole_step",
+        ),
+    ]
+    env.close()
+    return figures
+
+
+def bench_verify(settings: Settings) -> list[Figure]:
+    """``verify(...)`` (diff + expectation check) after one oracle write, at each world size."""
+    from enterprise_envs.agents import OracleAgent
+    from enterprise_envs.mocks._core.tools import ToolKind
+    from enterprise_envs.verifiers import verify
+
+    figures = []
+    for size in settings.sizes:
+        env = _env(scenario=STEP_SCENARIO, world_size=size)
+        observation, info = env.reset(seed=0)
+        base = env.unwrapped
+        agent = OracleAgent()
+        agent.reset(env, info)
+        for _ in range(100):
+            action = agent.act(observation)
+            observation, _, terminated, truncated, _ = env.step(action)
+            if terminated or truncated:
+                raise RuntimeError(f"{STEP_SCENARIO} ended before its first write")
+            tool = base.backend.surface.tools.get(action.get("tool", ""))
+            if tool is not None and tool.kind is ToolKind.WRITE and base.last_result.ok:
+                break
+        else:
+            raise RuntimeError(f"the oracle of {STEP_SCENARIO} made no write")
+        said = [message.text for message in base.transcript if message.role == "agent"]
+        store, expectation, denials = base.backend.store, base.instance.expectation, base.backend.denials
+
+        def check(store: Any = store, expectation: Any = expectation, said: list = said, d: Any = denials):
+            return verify(store, expectation, said, d)
+
+        verdict = check()
+        figures.append(
+            Figure(
+                f"verify.{size}",
+                "verify",
+                f"verify(store, expectation, transcript, denials) after one oracle write, {size} world",
+                "us",
+                time_calls(check, settings.repeats, settings.warmup),
+                budget=5000.0,
+                extra={"changes": len(verdict.diff.changes), "score": verdict.score},
+            )
+        )
+        env.close()
+    first, last = figures[0], figures[-1]
+    figures.append(
+        Figure(
+            "verify.growth",
+            "verify",
+            f"verify p50 at {settings.sizes[-1]} / at {settings.sizes[0]} (flat: about 1)",
+            "x",
+            [last.p50 / first.p50],
+            budget=1.5,
+        )
+    )
+    return figures
+
+
+def bench_episodes(settings: Settings) -> list[Figure]:
+    """Whole oracle episodes on ITSM-v0, every scenario, one process: episodes per second."""
+    from enterprise_envs.agents import OracleAgent, play_episode
+
+    env = _env()
+    scenario_ids = [scenario.id for scenario in env.unwrapped.scenarios]
+    agent = OracleAgent()
+    seed = 0
+    outcomes: dict[str, int] = {}
+
+    def one_round(record: bool) -> float:
+        nonlocal seed
+        start = time.perf_counter_ns()
+        for scenario_id in scenario_ids:
+            result = play_episode(env, agent, seed, {"scenario": scenario_id})
+            seed += 1
+            if record:
+                kind = result["outcome"]["kind"] if result.get("outcome") else "none"
+                outcomes[kind] = outcomes.get(kind, 0) + 1
+        return len(scenario_ids) / ((time.perf_counter_ns() - start) / 1e9)
+
+    one_round(record=False)  # warm-up: builds every world size the scenarios use
+    rates = [one_round(record=True) for _ in range(settings.episode_rounds)]
+    env.close()
+    return [
+        Figure(
+            "episodes.oracle",
+            "episodes",
+            f"oracle episodes per second, single process (one sample: a round of all {len(scenario_ids)} "
+            "scenarios)",
+            "1/s",
+            rates,
+            budget=200.0,
+            higher_is_better=True,
+            extra={"scenarios": len(scenario_ids), "outcomes": outcomes},
+        )
+    ]
+
+
+def _vm_rss_kib() -> int:
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise RuntimeError("no VmRSS in /proc/self/status")
+
+
+def memory_probe(count: int, chunks: int = 4) -> dict[str, Any]:
+    """In a fresh process: RSS growth per live ``Backend(ITSM, size="default")``, in MiB.
+
+    One backend is built first (imports, the snapshot); then ``count`` more in ``chunks``
+    steps, each step's RSS growth divided by its backends giving one sample.
+    """
+    from enterprise_envs.mocks._core.backend import Backend
+    from enterprise_envs.mocks._core.snapshot import get_snapshot
+
+    system = _itsm()
+    live = [Backend(system, size="default")]
+    gc.collect()
+    before = start = _vm_rss_kib()
+    per_chunk = max(1, count // chunks)
+    samples = []
+    built = 0
+    while built < count:
+        step = min(per_chunk, count - built)
+        live.extend(Backend(system, size="default") for _ in range(step))
+        built += step
+        gc.collect()
+        now = _vm_rss_kib()
+        samples.append((now - before) / 1024 / step)
+        before = now
+    return {
+        "samples": samples,
+        "envs": built,
+        "total_mib": (before - start) / 1024,
+        "snapshot_mib": get_snapshot(system, "default", 0).nbytes / 2**20,
+    }
+
+
+def bench_memory(settings: Settings) -> list[Figure]:
+    """RSS growth per live default-size Backend, measured in a subprocess."""
+    code = (
+        "import json, sys\n"
+        "from enterprise_envs.bench import memory_probe\n"
+        "print(json.dumps(memory_probe(int(sys.argv[1]))))\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", code, str(settings.memory_envs)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    if completed.returncode != 0:
+        raise RuntimeError(f"memory probe failed:\n{completed.stderr}")
+    result = json.loads(completed.stdout.strip().splitlines()[-1])
+    return [
+        Figure(
+            "memory.per_env",
+            "memory",
+            f"VmRSS growth per live Backend(ITSM, size='default'), {result['envs']} envs in a subprocess "
+            "(one sample per quarter)",
+            "MiB",
+            result["samples"],
+            budget=2.0,
+            extra={k: v for k, v in result.items() if k != "samples"},
+        )
+    ]
+
+
+async def _mcp_load(
+    url: str,
+    token: str,
+    numbers: list[str],
+    settings: Settings,
+    on_round: Callable[[str, int], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Concurrent MCP SDK clients over streamable HTTP; one warm-up round plus timed rounds.
+
+    Half the calls read (``get_incident``), half write (``update_incident``). ``on_round`` is
+    called with ``("start", i)`` and ``("end", i)`` around each round.
+    """
+    import httpx2
+    from mcp.client.session import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    clients, rounds = settings.mcp_clients, settings.mcp_rounds + 1
+    barrier = asyncio.Barrier(clients + 1)
+    calls = [[0] * clients for _ in range(rounds)]
+    latencies: list[list[float]] = [[] for _ in range(rounds)]
+    errors: list[str] = []
+    deadline = [0.0]
+
+    async def client(index: int) -> None:
+        number = numbers[index % len(numbers)]
+        headers = {"Authorization": f"Bearer {token}"}
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0)) as http,
+            streamable_http_client(url, http_client=http) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            for round_index in range(rounds):
+                await barrier.wait()
+                limit = settings.mcp_calls if round_index else max(2, settings.mcp_calls // 5)
+                for call in range(limit):
+                    if time.monotonic() > deadline[0]:
+                        break
+                    if call % 2:
+                        text = f"mcp bench {index} {call}"
+                        name, arguments = "update_incident", {"number": number, "short_description": text}
+                    else:
+                        name, arguments = "get_incident", {"number": number}
+                    start = time.perf_counter_ns()
+                    result = await session.call_tool(name, arguments)
+                    latencies[round_index].append((time.perf_counter_ns() - start) / 1000)
+                    if result.is_error:
+                        errors.append(f"{name}: {result.content[0].text}")
+                    calls[round_index][index] += 1
+                await barrier.wait()
+
+    async def conductor() -> list[dict[str, Any]]:
+        out = []
+        for round_index in range(rounds):
+            deadline[0] = time.monotonic() + settings.mcp_seconds
+            await barrier.wait()
+            if on_round is not None:
+                on_round("start", round_index)
+            start = time.perf_counter_ns()
+            await barrier.wait()
+            seconds = (time.perf_counter_ns() - start) / 1e9
+            if on_round is not None:
+                on_round("end", round_index)
+            out.append(
+                {"calls": sum(calls[round_index]), "seconds": seconds, "latencies": latencies[round_index]}
+            )
+        return out
+
+    tasks = [asyncio.ensure_future(client(index)) for index in range(clients)]
+    try:
+        return await asyncio.wait_for(conductor(), (settings.mcp_seconds + 30) * rounds)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if errors:
+            raise RuntimeError(f"{len(errors)} MCP tool calls failed, e.g. {errors[0]}")
+
+
+def mcp_client_probe(config: str) -> None:
+    """In the client subprocess: run the load, one JSON line per round boundary, then the result."""
+    data = json.loads(config)
+    settings = Settings(**{**data["settings"], "sizes": tuple(data["settings"]["sizes"])})
+
+    def on_round(event: str, index: int) -> None:
+        print(json.dumps({"event": event, "round": index}), flush=True)
+
+    rounds = asyncio.run(_mcp_load(data["url"], data["token"], data["numbers"], settings, on_round))
+    print(json.dumps({"event": "result", "rounds": rounds}), flush=True)
+
+
+def bench_mcp(settings: Settings) -> list[Figure]:
+    """MCP tool calls over HTTP on 127.0.0.1: a served world here, concurrent clients in a subprocess.
+
+    The clients run in their own process so they neither share this process's GIL with the
+    server thread nor count in its CPU time: ``mcp.calls_per_cpu_s`` is calls per CPU-second of
+    the serving process (per core), ``mcp.calls_per_s`` the wall-clock rate.
+    """
+    import secrets
+    import threading
+
+    from enterprise_envs.mcp import Hub, HubServer, WorldDefaults
+
+    token = secrets.token_urlsafe(24)
+    server = HubServer("itsm", tokens={token: "bench"}, hub=Hub(world_defaults=WorldDefaults(size="default")))
+    marks: dict[tuple[str, int], int] = {}
+    result: dict[str, Any] = {}
+    with server:
+        world = server.hub.create_world("bench", "itsm", env_id="bench")
+        rows = world.backend.store.select("incident", "active = 'true'", limit=settings.mcp_clients)
+        config = {
+            "url": server.mcp_url(world.id),
+            "token": token,
+            "numbers": [row["number"] for row in rows],
+            "settings": asdict(settings),
+        }
+        code = (
+            "import sys\nfrom enterprise_envs.bench import mcp_client_probe\nmcp_client_probe(sys.argv[1])\n"
+        )
+        process = subprocess.Popen(
+            [sys.executable, "-c", code, json.dumps(config)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        watchdog = threading.Timer((settings.mcp_seconds + 30) * (settings.mcp_rounds + 1) + 60, process.kill)
+        watchdog.start()
+        try:
+            assert process.stdout is not None
+            for line in process.stdout:  # the server thread serves meanwhile; this thread just waits
+                now = time.process_time_ns()
+                try:
+                    message = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                if message.get("event") in ("start", "end"):
+                    marks[(message["event"], message["round"])] = now
+                elif message.get("event") == "result":
+                    result = message
+            stderr = process.stderr.read() if process.stderr is not None else ""
+            process.wait(timeout=30)
+        finally:
+            watchdog.cancel()
+            if process.poll() is None:
+                process.kill()
+                process.wait(timeout=30)
+        internal = len(world.backend.internal_errors)
+    if process.returncode != 0 or not result:
+        raise RuntimeError(f"MCP clients failed (exit {process.returncode}):\n{stderr[-4000:]}")
+    timed = list(enumerate(result["rounds"]))[1:]
+    rates = [item["calls"] / item["seconds"] for _, item in timed]
+    per_cpu = [item["calls"] / ((marks[("end", i)] - marks[("start", i)]) / 1e9) for i, item in timed]
+    latencies = [value for _, item in timed for value in item["latencies"]]
+    extra = {
+        "clients": settings.mcp_clients,
+        "calls": sum(item["calls"] for _, item in timed),
+        "seconds": sum(item["seconds"] for _, item in timed),
+        "server_cpu_seconds": sum((marks[("end", i)] - marks[("start", i)]) / 1e9 for i, _ in timed),
+        "internal_errors": internal,
+        "cpus": os.cpu_count(),
+    }
+    where = f"{settings.mcp_clients} concurrent MCP SDK clients in a subprocess, half reads, half writes"
+    return [
+        Figure(
+            "mcp.calls_per_s",
+            "mcp",
+            f"MCP tool calls/s over HTTP on 127.0.0.1 (wall clock), {where}; one sample per round",
+            "1/s",
+            rates,
+            extra=extra,
+        ),
+        Figure(
+            "mcp.calls_per_cpu_s",
+            "mcp",
+            "MCP tool calls per CPU-second of the serving process (calls/s/core); one sample per round",
+            "1/s",
+            per_cpu,
+            budget=500.0,
+            higher_is_better=True,
+        ),
+        Figure(
+            "mcp.call_latency",
+            "mcp",
+            "one MCP tool call as a client sees it, under that load",
+            "us",
+            latencies,
+            baseline="tool.typed.read",
+        ),
+    ]
+
+
+def bench_baselines(settings: Settings, sizes: Iterable[str]) -> list[Figure]:
+    """The floors: raw sqlite3 lookup, sqlite3 deserialize of a snapshot, CartPole-v1 step."""
+    import sqlite3
+
+    import gymnasium
+
+    from enterprise_envs.mocks._core.backend import Backend
+    from enterprise_envs.mocks._core.snapshot import get_snapshot
+
+    figures = []
+    backend = Backend(_itsm(), size="default")
+    sys_id = _active_incident(backend)["sys_id"]
+    conn = backend.conn
+
+    def lookup() -> None:
+        conn.execute("select * from incident where sys_id=?", (sys_id,)).fetchone()
+
+    figures.append(
+        Figure(
+            "baseline.sqlite_lookup",
+            "baselines",
+            "raw sqlite3 point lookup of an incident by sys_id, same default database",
+            "us",
+            time_calls(lookup, settings.tool_repeats, settings.warmup),
+        )
+    )
+    backend.close()
+    for size in sizes:
+        snapshot = get_snapshot(_itsm(), size, 0)
+        target = sqlite3.connect(":memory:", check_same_thread=False)
+        figures.append(
+            Figure(
+                f"baseline.deserialize.{size}",
+                "baselines",
+                f"sqlite3 Connection.deserialize of the {size} snapshot ({snapshot.nbytes / 2**20:.1f} MiB)",
+                "us",
+                time_calls(
+                    lambda t=target, s=snapshot: t.deserialize(s.data), settings.repeats, settings.warmup
+                ),
+                extra={"snapshot_bytes": snapshot.nbytes},
+            )
+        )
+        target.close()
+    cartpole = gymnasium.make("CartPole-v1")
+    cartpole.reset(seed=0)
+    state = {"done": False}
+
+    def prepare() -> None:
+        if state["done"]:
+            cartpole.reset()
+
+    def step(_: Any) -> None:
+        _, _, terminated, truncated, _ = cartpole.step(0)
+        state["done"] = terminated or truncated
+
+    figures.append(
+        Figure(
+            "baseline.cartpole_step",
+            "baselines",
+            "gymnasium CartPole-v1 step via gymnasium.make (framework floor)",
+            "us",
+            time_steps(prepare, step, settings.tool_repeats, settings.warmup),
+        )
+    )
+    cartpole.close()
+    return figures
+
+
+# -- running and reporting -----------------------------------------------------------------------
+
+
+@dataclass
+class Report:
+    """A bench run: its settings, the machine and the figures."""
+
+    settings: Settings
+    figures: list[Figure]
+    started: str
+    seconds: float
+    machine: dict[str, Any]
+
+    def figure(self, name: str) -> Figure:
+        """The figure called ``name``."""
+        return next(figure for figure in self.figures if figure.name == name)
+
+    def misses(self) -> list[Figure]:
+        """Figures whose p50 misses their budget."""
+        return [figure for figure in self.figures if figure.status == "MISS"]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready data."""
+        return {
+            "started": self.started,
+            "seconds": self.seconds,
+            "settings": asdict(self.settings),
+            "machine": self.machine,
+            "figures": [figure.to_dict() for figure in self.figures],
+        }
+
+    def to_json(self) -> str:
+        """The report as JSON text."""
+        return json.dumps(self.to_dict(), indent=2)
+
+    def to_text(self) -> str:
+        """A readable table (Markdown)."""
+        header = ["figure", "p50", "p90", "min", "max", "IQR", "n", "budget", "status", "vs floor"]
+        rows = [header, ["---"] * len(header)]
+        for figure in self.figures:
+            unit = figure.unit
+            budget = ""
+            if figure.budget is not None:
+                op = ">=" if figure.higher_is_better else "<="
+                budget = f"{op} {format_value(figure.budget, unit)}"
+            ratio = ""
+            if figure.ratio is not None and figure.baseline is not None:
+                ratio = f"{figure.ratio:.1f}x {figure.baseline.removeprefix('baseline.')}"
+            rows.append(
+                [
+                    figure.name,
+                    format_value(figure.p50, unit),
+                    format_value(figure.p90, unit),
+                    format_value(min(figure.samples), unit),
+                    format_value(max(figure.samples), unit),
+                    format_value(figure.iqr, unit),
+                    str(len(figure.samples)),
+                    budget,
+                    figure.status,
+                    ratio,
+                ]
+            )
+        widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+        lines = [
+            "| " + " | ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)) + " |" for row in rows
+        ]
+        lines[1] = "|" + "|".join("-" * (width + 2) for width in widths) + "|"
+        misses = ", ".join(figure.name for figure in self.misses()) or "none"
+        footer = (
+            f"\n{self.settings.mode} run, {self.started}, {self.seconds:.1f} s; "
+            f"{self.machine['python']} on {self.machine['cpu']} ({self.machine['cpus']} CPUs). "
+            f"Budget misses: {misses}."
+        )
+        return "\n".join(lines) + footer
+
+
+def format_value(value: float, unit: str) -> str:
+    """A value with a readable unit (microseconds switch to ms above 1,000)."""
+    if value is None or not math.isfinite(value):
+        return "n/a"
+    if unit == "us":
+        return f"{value / 1000:.2f} ms" if abs(value) >= 1000 else f"{value:.1f} us"
+    if unit == "1/s":
+        return f"{value:,.0f}/s"
+    if unit == "MiB":
+        return f"{value:.2f} MiB"
+    if unit == "x":
+        return f"{value:.2f}x"
+    return f"{value:g} {unit}"
+
+
+def _machine() -> dict[str, Any]:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return {
+        "python": f"Python {platform.python_version()}",
+        "platform": platform.platform(),
+        "cpu": cpu,
+        "cpus": os.cpu_count(),
+    }
+
+
+def run_bench(
+    quick: bool = False, only: Sequence[str] | None = None, progress: TextIO | None = None
+) -> Report:
+    """Run the bench (all groups, or ``only`` these) and return the report.
+
+    Baselines always run (the ratios need them); they take about a second.
+    """
+    settings = QUICK if quick else FULL
+    groups = list(only) if only else list(GROUPS)
+    unknown = set(groups) - set(GROUPS)
+    if unknown:
+        raise ValueError(f"unknown bench groups {sorted(unknown)}; choose from {', '.join(GROUPS)}")
+    benches: dict[str, Callable[[Settings], list[Figure]]] = {
+        "reset": bench_reset,
+        "tool": bench_tool,
+        "step": bench_step,
+        "verify": bench_verify,
+        "episodes": bench_episodes,
+        "memory": bench_memory,
+        "mcp": bench_mcp,
+    }
+    started = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    clock = time.perf_counter_ns()
+    figures: list[Figure] = []
+    for group in GROUPS:
+        if group == "baselines" or group not in groups:
+            continue
+        if progress is not None:
+            print(f"bench: {group} ...", file=progress, flush=True)
+        gc.collect()
+        figures.extend(benches[group](settings))
+    if progress is not None:
+        print("bench: baselines ...", file=progress, flush=True)
+    needed = {figure.baseline for figure in figures if figure.baseline}
+    sizes = [size for size in settings.sizes if f"baseline.deserialize.{size}" in needed]
+    if "baselines" in groups:
+        sizes = list(settings.sizes)
+    baselines = bench_baselines(settings, sizes)
+    figures.extend(baselines)
+    by_name = {figure.name: figure for figure in figures}
+    for figure in figures:
+        floor = by_name.get(figure.baseline) if figure.baseline else None
+        if floor is not None and floor.p50 > 0:
+            figure.ratio = figure.p50 / floor.p50
+        elif figure.baseline is not None:
+            figure.baseline = None
+    seconds = (time.perf_counter_ns() - clock) / 1e9
+    return Report(settings, figures, started, seconds, _machine())
+
+
+__all__ = [
+    "FULL",
+    "GROUPS",
+    "QUICK",
+    "Figure",
+    "Report",
+    "Settings",
+    "format_value",
+    "mcp_client_probe",
+    "memory_probe",
+    "percentile",
+    "run_bench",
+]
