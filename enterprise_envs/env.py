@@ -103,6 +103,8 @@ class EnterpriseEnv(gymnasium.Env):
         self.observation_space = observation_space()
         self.action_space = action_space()
         self._backends: dict[tuple[str, str], Backend] = {}
+        #: Param candidates per world and query (drawn from pristine worlds, so reusable).
+        self._candidates: dict[tuple, list[str]] = {}
         #: The last tool call's full result (status, headers, body), for harnesses such as MCP.
         self.last_result: CallResult | None = None
         self._instance: ScenarioInstance | None = None
@@ -123,7 +125,7 @@ class EnterpriseEnv(gymnasium.Env):
         rng = random.Random(f"{scenario.id}:{episode_seed}")
         backend = self._backend(scenario)
         backend.reset(episode_seed=episode_seed)
-        instance = draw_instance(scenario, backend, episode_seed, rng)
+        instance = draw_instance(scenario, backend, episode_seed, rng, self._candidates)
         if self.persona_variants:
             from enterprise_envs.scenarios.users.population import draw_variant
 

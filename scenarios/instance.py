@@ -103,10 +103,25 @@ def sql_with_binds(where: str, params: Mapping[str, Any]) -> tuple[str, tuple[st
     return _TEMPLATE.sub(bind, where), tuple(values)
 
 
-def draw_instance(scenario: Scenario, backend: Backend, seed: int, rng: random.Random) -> ScenarioInstance:
+def draw_instance(
+    scenario: Scenario,
+    backend: Backend,
+    seed: int,
+    rng: random.Random,
+    candidates: dict[tuple[Any, ...], list[str]] | None = None,
+) -> ScenarioInstance:
     """Draw params, run setup and bind the persona and expectation on a freshly reset backend.
 
     Leaves the backend at the episode's start (``mark_start`` called after setup).
+
+    Args:
+        scenario: The scenario.
+        backend: Just reset: params are drawn from the pristine world.
+        seed: The episode seed.
+        rng: The instance's random stream.
+        candidates: A cache of param candidates for this backend's world. Params are drawn
+            before setup, from the restored snapshot, so the same query on the same world always
+            has the same candidates; an env reuses them across episodes.
 
     Raises:
         ScenarioError: The world has no candidates for a param, a setup call failed, or a
@@ -118,7 +133,20 @@ def draw_instance(scenario: Scenario, backend: Backend, seed: int, rng: random.R
         try:
             where, values = sql_with_binds(spec.where, params)
             # Keys first, whole rows only for the picked ones (candidates can be thousands of rows).
-            keys = store.column_values(spec.table, "sys_id", where, values, order_by=spec.order_by)
+            key = (
+                backend.system.name,
+                backend.size,
+                backend.world_seed,
+                spec.table,
+                where,
+                values,
+                spec.order_by,
+            )
+            keys = candidates.get(key) if candidates is not None else None
+            if keys is None:
+                keys = store.column_values(spec.table, "sys_id", where, values, order_by=spec.order_by)
+                if candidates is not None:
+                    candidates[key] = keys
         except (ExpectationError, KeyError, sqlite3.Error) as error:
             raise ScenarioError(f"{scenario.id}: param {name!r}: {error}") from None
         if len(keys) < spec.count:
