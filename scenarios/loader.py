@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Iterable
+from functools import cache
 from importlib import resources
 from importlib.resources.abc import Traversable
 from typing import Any
@@ -118,6 +119,7 @@ def load_scenarios(systems: Iterable[str]) -> dict[str, Scenario]:
     return found
 
 
+@cache
 def instructions(system: str) -> str:
     """The agent's policy text (the service desk's runbook) for a system."""
     return (

@@ -103,6 +103,7 @@ class Surface:
     def __init__(self, name: str, tools: Iterable[Tool], *, full_response: bool = False) -> None:
         self.name = name
         self.full_response = full_response
+        self._openai: list[dict[str, Any]] | None = None
         self.tools: dict[str, Tool] = {}
         for tool in tools:
             if tool.name in self.tools:
@@ -122,7 +123,12 @@ class Surface:
         return len(self.tools)
 
     def openai_tools(self) -> list[dict[str, Any]]:
-        """The tools in OpenAI function-calling format."""
+        """The tools in OpenAI function-calling format (built once; treat it as read-only)."""
+        if self._openai is None:
+            self._openai = self._build_openai_tools()
+        return self._openai
+
+    def _build_openai_tools(self) -> list[dict[str, Any]]:
         return [
             {
                 "type": "function",

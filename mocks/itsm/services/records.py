@@ -252,8 +252,7 @@ def update(
     new.update(cleaned)
     rules = rules_for(table)
     rules.before_update(ctx, row, new, supplied)
-    changed = {name: value for name, value in new.items() if value != row[name]}
-    if not changed and not journal:
+    if new == row and not journal:
         return new
     _stamp(ctx, spec, new, created=False)
     changed = {name: value for name, value in new.items() if value != row[name]}
