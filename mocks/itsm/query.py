@@ -28,6 +28,8 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
+from enterprise_envs.mocks._core.store import like_clause, like_literal
+
 __all__ = ["CompiledQuery", "FieldInfo", "FieldResolver", "QueryError", "compile_query"]
 
 
@@ -97,7 +99,6 @@ _DATEGEN_RE = re.compile(
 )
 _INT_PARAM = "CAST(? AS INTEGER)"
 _DAY_BOUNDS = {"start": "00:00:00", "end": "23:59:59"}
-_LIKE_ESCAPES = str.maketrans({"\\": "\\\\", "%": "\\%", "_": "\\_"})
 _LIKE_PATTERNS = {"LIKE": "%{}%", "STARTSWITH": "{}%", "ENDSWITH": "%{}"}
 _NEGATIONS = {"!=": "=", "NOT LIKE": "LIKE", "NOT IN": "IN", "NSAMEAS": "SAMEAS"}
 _NO_VALUE_OPS = frozenset({"ISEMPTY", "ISNOTEMPTY", "ANYTHING"})
@@ -298,8 +299,8 @@ def _predicate(col: str, info: FieldInfo, op: str, value: str, where: str) -> tu
             params.append(_scalar(value, kind, where))
             sql = f"{col} = ?"
     elif op in _LIKE_PATTERNS:
-        params.append(_LIKE_PATTERNS[op].format(value.translate(_LIKE_ESCAPES)))
-        sql, empty = f"{col} LIKE ? ESCAPE '\\'", value == ""
+        params.append(_LIKE_PATTERNS[op].format(like_literal(value)))
+        sql, empty = like_clause(col), value == ""
     elif op == "IN":
         sql, params, empty = _in(col, kind, value.split(","), where)
     elif op in _RANGE_OPS:

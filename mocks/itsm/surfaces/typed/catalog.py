@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from enterprise_envs.mocks._core.backend import CallContext
-from enterprise_envs.mocks._core.store import Row
+from enterprise_envs.mocks._core.store import Row, like_clause
 from enterprise_envs.mocks._core.tools import Tool, ToolKind, obj, string
 from enterprise_envs.mocks.itsm.access import STAFF_ROLES
 from enterprise_envs.mocks.itsm.errors import acl_denied
@@ -75,9 +75,7 @@ def list_catalog_items(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]
     if text:
         where += (
             " AND ("
-            + " OR ".join(
-                f"{column} LIKE ? ESCAPE '\\'" for column in ("name", "short_description", "category")
-            )
+            + " OR ".join(like_clause(column) for column in ("name", "short_description", "category"))
             + ")"
         )
         params = (like(text),) * 3

@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from enterprise_envs.mocks._core.backend import CallContext
-from enterprise_envs.mocks._core.store import Row
+from enterprise_envs.mocks._core.store import Row, like_literal
 from enterprise_envs.mocks._core.tools import string
 from enterprise_envs.mocks.itsm.access import sees_work_notes
 from enterprise_envs.mocks.itsm.render import RecordRenderer
@@ -114,5 +114,4 @@ def page(total: int, offset: int, count: int) -> dict[str, Any]:
 
 def like(text: str) -> str:
     """A LIKE pattern matching ``text`` anywhere, with wildcards in it escaped."""
-    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
+    return f"%{like_literal(text)}%"

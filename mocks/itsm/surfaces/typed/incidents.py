@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from enterprise_envs.mocks._core.backend import CallContext
-from enterprise_envs.mocks._core.store import Row
+from enterprise_envs.mocks._core.store import Row, like_clause
 from enterprise_envs.mocks._core.tools import Tool, ToolKind, obj, string
 from enterprise_envs.mocks.itsm.errors import bad_request, business_rule, record_not_found
 from enterprise_envs.mocks.itsm.services import records
@@ -175,7 +175,7 @@ def search_incidents(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
         terms.append("active = ?")
         params.append("true" if args["active"] else "false")
     if "text" in args:
-        terms.append("(short_description LIKE ? ESCAPE '\\' OR description LIKE ? ESCAPE '\\')")
+        terms.append(f"({like_clause('short_description')} OR {like_clause('description')})")
         params.extend([like(args["text"])] * 2)
     limit, offset = args.get("limit", 10), args.get("offset", 0)
     rows, total = records.query(

@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from enterprise_envs.mocks._core.backend import CallContext
+from enterprise_envs.mocks._core.store import like_clause
 from enterprise_envs.mocks._core.tools import Tool, ToolKind, obj, string
 from enterprise_envs.mocks.itsm.errors import record_not_found
 from enterprise_envs.mocks.itsm.services import records
@@ -57,8 +58,8 @@ def search_knowledge(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     if not terms:
         return {"articles": []}
     text = "(short_description || ' ' || meta || ' ' || text)"
-    score = " + ".join(f"({text} LIKE ? ESCAPE '\\')" for _ in terms)
-    title = " + ".join("(short_description LIKE ? ESCAPE '\\')" for _ in terms)
+    score = " + ".join(f"({like_clause(text)})" for _ in terms)
+    title = " + ".join(f"({like_clause('short_description')})" for _ in terms)
     patterns = tuple(like(term) for term in terms)
     rows = ctx.store.conn.execute(
         f"SELECT sys_id, ({score}) * 2 + ({title}) AS score FROM kb_knowledge "

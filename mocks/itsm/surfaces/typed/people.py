@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from enterprise_envs.mocks._core.backend import CallContext
-from enterprise_envs.mocks._core.store import Row
+from enterprise_envs.mocks._core.store import Row, like_clause
 from enterprise_envs.mocks._core.tools import Tool, ToolKind, obj, string
 from enterprise_envs.mocks.itsm.services import records
 from enterprise_envs.mocks.itsm.surfaces.typed.common import (
@@ -57,7 +57,7 @@ def user_view(view: View, row: Row) -> dict[str, Any]:
 def search_users(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     """Users whose name, user_name or email contains the query."""
     pattern = like(args["query"].strip())
-    where = " OR ".join(f"{column} LIKE ? ESCAPE '\\'" for column in ("name", "user_name", "email"))
+    where = " OR ".join(like_clause(column) for column in ("name", "user_name", "email"))
     limit, offset = args.get("limit", 10), args.get("offset", 0)
     rows, total = records.query(
         ctx, "sys_user", f"({where})", (pattern,) * 3, order_by="name, sys_id", limit=limit, offset=offset
@@ -87,7 +87,7 @@ def _group_view(ctx: CallContext, view: View, row: Row) -> dict[str, Any]:
 
 def list_groups(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     """Assignment groups, optionally filtered by name."""
-    where, params = ("name LIKE ? ESCAPE '\\'", (like(args["query"]),)) if args.get("query") else ("1", ())
+    where, params = (like_clause("name"), (like(args["query"]),)) if args.get("query") else ("1", ())
     rows, _ = records.query(ctx, "sys_user_group", where, params, order_by="name, sys_id")
     view = View(ctx)
     return {"groups": [_group_view(ctx, view, row) for row in rows]}
