@@ -23,9 +23,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
-from enterprise_envs.scenarios.users.persona import Persona
+from enterprise_envs.scenarios.users.persona import Persona, compiled
 from enterprise_envs.scenarios.users.turns import AgentAct, Message, UserIntent
 
 __all__ = [
@@ -193,9 +193,8 @@ def sentences(text: str) -> list[str]:
     return [part.strip() for part in _SENTENCE_SPLIT.split(text) if part and part.strip()]
 
 
-@cache
 def _compiled(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
+    return compiled(pattern, re.IGNORECASE)
 
 
 def _clause_start(sentence: str, position: int) -> int:
@@ -215,8 +214,23 @@ def _is_question(sentence: str) -> bool:
     return "?" in sentence
 
 
-def _matches(patterns: Iterable[str], sentence: str) -> Iterable[tuple[re.Match[str], str, str]]:
+@cache
+def _screen(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
+    """All the patterns as one alternation, which matches a sentence iff one of them does.
+
+    Most sentences match none of a set, and one search then replaces one per pattern. None when a
+    pattern has groups (a backreference would change meaning once the groups are renumbered).
+    """
+    if not patterns or any(_compiled(pattern).groups for pattern in patterns):
+        return None
+    return re.compile("|".join(f"(?:{pattern})" for pattern in patterns), re.IGNORECASE)
+
+
+def _matches(patterns: Sequence[str], sentence: str) -> Iterable[tuple[re.Match[str], str, str]]:
     """Each match with its clause and the part of the clause before it."""
+    screen = _screen(tuple(patterns))
+    if screen is not None and screen.search(sentence) is None:
+        return
     for pattern in patterns:
         for match in _compiled(pattern).finditer(sentence):
             start = _clause_start(sentence, match.start())
@@ -228,8 +242,12 @@ def _matches(patterns: Iterable[str], sentence: str) -> Iterable[tuple[re.Match[
 QUOTED = re.compile(r"\"[^\"]*\"|\u201c[^\u201d]*\u201d|(?<!\w)'[^']{2,}'(?!\w)")
 
 
-def _asks(patterns: Iterable[str], sentence: str) -> bool:
-    """Whether a sentence asks for the item (a request, not negated, not about the agent)."""
+@lru_cache(maxsize=16384)
+def _asks(patterns: tuple[str, ...], sentence: str) -> bool:
+    """Whether a sentence asks for the item (a request, not negated, not about the agent).
+
+    Cached (a pure function of its arguments): agents repeat their sentences across episodes.
+    """
     for _match, clause, before in _matches(patterns, sentence):
         if NEGATION.search(before):
             continue
@@ -240,7 +258,8 @@ def _asks(patterns: Iterable[str], sentence: str) -> bool:
     return False
 
 
-def _instructs(patterns: Iterable[str], sentence: str) -> bool:
+@lru_cache(maxsize=16384)
+def _instructs(patterns: tuple[str, ...], sentence: str) -> bool:
     """Whether a sentence tells the user to do the step (not negated, conditional or done by the agent)."""
     for _match, clause, before in _matches(patterns, sentence):
         if NEGATION.search(before) or CONDITIONAL.search(before):
@@ -251,7 +270,7 @@ def _instructs(patterns: Iterable[str], sentence: str) -> bool:
     return False
 
 
-def _states(patterns: Iterable[str], sentence: str) -> bool:
+def _states(patterns: Sequence[str], sentence: str) -> bool:
     """Whether a sentence states it (claim, hand-over): not negated, not conditional, not a question.
 
     A condition before the pattern counts, and an "if"/"unless"/"once" anywhere in the clause ("I'll
@@ -272,8 +291,30 @@ def _checks(sentence: str) -> bool:
     return any(INTERROGATIVE.match(clause) for _match, clause, _before in _matches(CHECK_PATTERNS, sentence))
 
 
-def _mentions(patterns: Iterable[str], sentence: str) -> bool:
+def _mentions(patterns: Sequence[str], sentence: str) -> bool:
     return any(True for _ in _matches(patterns, sentence))
+
+
+@lru_cache(maxsize=8192)
+def _built_in_acts(sentence: str) -> tuple[tuple[AgentAct, str | None], ...]:
+    """The acts of a sentence that need no persona: check question or claim, sign-off, hand-over."""
+    found: list[tuple[AgentAct, str | None]] = []
+    if _checks(sentence):
+        found.append((AgentAct.CLAIM_RESOLVED, CHECK))
+    elif _states(CLAIM_PATTERNS, sentence):
+        found.append((AgentAct.CLAIM_RESOLVED, None))
+    if _mentions(CLOSE_PATTERNS, sentence):
+        found.append((AgentAct.CLOSE, None))
+    if _states(TRANSFER_PATTERNS, sentence):
+        found.append((AgentAct.TRANSFER, None))
+    return tuple(found)
+
+
+#: Parses already made, by (persona identity, text). The entry holds the persona, so its id is not
+#: reused while the entry lives, and a hit is checked with ``is``. The rule user replays the
+#: whole transcript on every turn; with this, each agent message is parsed once.
+_PARSED: dict[tuple[int, str], tuple[Persona, tuple[ParsedAct, ...]]] = {}
+_PARSED_LIMIT = 2048
 
 
 def parse_agent_message(persona: Persona, text: str) -> list[ParsedAct]:
@@ -289,6 +330,18 @@ def parse_agent_message(persona: Persona, text: str) -> list[ParsedAct]:
         ``TRANSFER``, and ``OTHER`` for each question that none of these recognized (its text kept).
         A message with none of these gives an empty list.
     """
+    key = (id(persona), text)
+    hit = _PARSED.get(key)
+    if hit is not None and hit[0] is persona:
+        return list(hit[1])
+    acts = _parse(persona, text)
+    if len(_PARSED) >= _PARSED_LIMIT:
+        _PARSED.clear()
+    _PARSED[key] = (persona, tuple(acts))
+    return acts
+
+
+def _parse(persona: Persona, text: str) -> list[ParsedAct]:
     acts: list[ParsedAct] = []
     seen: set[tuple[AgentAct, str | None, str]] = set()  # membership only, never iterated
 
@@ -302,33 +355,18 @@ def parse_agent_message(persona: Persona, text: str) -> list[ParsedAct]:
         recognized = False
         # Quoted text (a ticket title the agent reads back) asks for nothing.
         bare = QUOTED.sub(" ", sentence)
-        for fact in persona.facts:
-            if _asks(fact.asked_by, bare):
-                add(AgentAct.ASK_FACT, fact.key, sentence)
-                recognized = True
-        for unknown in persona.unknowns:
-            if _asks(unknown.asked_by, bare):
-                add(AgentAct.ASK_UNKNOWN, unknown.key, sentence)
-                recognized = True
-        for refusal in persona.refusals:
-            if _asks(refusal.asked_by, bare):
-                add(AgentAct.ASK_SECRET, refusal.key, sentence)
-                recognized = True
-        for step in persona.steps:
-            if _instructs(step.asked_by, bare):
-                add(AgentAct.INSTRUCT_STEP, step.key, sentence)
-                recognized = True
-        if _checks(sentence):
-            add(AgentAct.CLAIM_RESOLVED, CHECK, sentence)
-            recognized = True
-        elif _states(CLAIM_PATTERNS, sentence):
-            add(AgentAct.CLAIM_RESOLVED, None, sentence)
-            recognized = True
-        if _mentions(CLOSE_PATTERNS, sentence):
-            add(AgentAct.CLOSE, None, sentence)
-            recognized = True
-        if _states(TRANSFER_PATTERNS, sentence):
-            add(AgentAct.TRANSFER, None, sentence)
+        for act, items, judge in (
+            (AgentAct.ASK_FACT, persona.facts, _asks),
+            (AgentAct.ASK_UNKNOWN, persona.unknowns, _asks),
+            (AgentAct.ASK_SECRET, persona.refusals, _asks),
+            (AgentAct.INSTRUCT_STEP, persona.steps, _instructs),
+        ):
+            for item in items:
+                if judge(tuple(item.asked_by), bare):
+                    add(act, item.key, sentence)
+                    recognized = True
+        for act, key in _built_in_acts(sentence):
+            add(act, key, sentence)
             recognized = True
         if not recognized and _is_question(sentence):
             add(AgentAct.OTHER, None, sentence)

@@ -20,7 +20,8 @@ import random
 import re
 from collections.abc import Callable
 
-from enterprise_envs.scenarios.users.persona import Patience, Persona, Register, Style, compiled
+from enterprise_envs.scenarios.users.acts import value_pattern
+from enterprise_envs.scenarios.users.persona import Patience, Persona, Register, Style
 
 __all__ = ["VARIANTS", "ALL_VARIANTS", "draw_variant", "population", "rewrite_opening", "variant"]
 
@@ -161,11 +162,9 @@ def _protected_spans(text: str, persona: Persona) -> list[tuple[int, int]]:
     """Spans the rewrite must not touch: placeholders and fact values."""
     spans = [match.span() for match in _PLACEHOLDER.finditer(text)]
     for fact in persona.facts:
-        parts = fact.value.split()
-        if not parts:
-            continue
-        pattern = r"(?<![^\W_])" + r"\s+".join(map(re.escape, parts)) + r"(?![^\W_])"
-        spans += [match.span() for match in compiled(pattern, re.IGNORECASE).finditer(text)]
+        pattern = value_pattern(fact.value)
+        if pattern is not None:
+            spans += [match.span() for match in pattern.finditer(text)]
     spans.sort()
     merged: list[tuple[int, int]] = []
     for start, end in spans:

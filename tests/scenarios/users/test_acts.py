@@ -223,3 +223,56 @@ def test_history_is_the_same_whatever_view_was_seen() -> None:
     transcript, _ = converse(PERSONA, ["Please restart your laptop.", "It's fixed now."], NOT_DONE)
     other, _ = converse(PERSONA, ["Please restart your laptop.", "It's fixed now."], {"restart_helps": True})
     assert history(PERSONA, transcript).spent == history(PERSONA, other).spent == 1 + 4
+
+
+def _clear_parse_caches() -> None:
+    acts._PARSED.clear()
+    for cached in (acts._asks, acts._instructs, acts._built_in_acts, acts._screen):
+        cached.cache_clear()
+
+
+_AGENT_SENTENCES = st.sampled_from(
+    [
+        "Could you give me your employee ID?",
+        "Please don't share your password.",
+        "Is it working now?",
+        "I've resolved the ticket.",
+        "If that fails I'll escalate it to the network team.",
+        "Please restart your laptop.",
+        "Thanks for the staff id, have a nice day!",
+        "What's the asset tag?",
+        "Your laptop model, please.",
+    ]
+)
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(texts=st.lists(st.one_of(_AGENT_SENTENCES, st.text(max_size=80)), min_size=1, max_size=6))
+def test_parse_caches_never_change_a_result(texts: list[str]) -> None:
+    """The parse, sentence and screen caches are invisible: warm results equal results from scratch."""
+    text = " ".join(texts)
+    warm = [parse_agent_message(PERSONA, text) for _ in range(2)]
+    _clear_parse_caches()
+    assert warm[0] == warm[1] == parse_agent_message(PERSONA, text)
+
+
+def test_a_cached_parse_is_never_served_to_another_persona() -> None:
+    text = "Could you give me your employee ID? And your laptop model?"
+    other = PERSONA.model_copy(
+        update={"facts": [fact.model_copy(update={"asked_by": ["no such phrase"]}) for fact in PERSONA.facts]}
+    )
+    ours = [act.label for act in parse_agent_message(PERSONA, text)]
+    theirs = [act.label for act in parse_agent_message(other, text)]
+    assert "ask_fact:employee_id" in ours
+    assert not any(label.startswith("ask_fact") for label in theirs)
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(sentence=st.one_of(_AGENT_SENTENCES, st.text(max_size=120)))
+def test_the_screen_matches_iff_one_of_its_patterns_does(sentence: str) -> None:
+    for patterns in (acts.CLAIM_PATTERNS, acts.CLOSE_PATTERNS, acts.TRANSFER_PATTERNS, acts.CHECK_PATTERNS):
+        screen = acts._screen(patterns)
+        assert screen is not None
+        one = any(re.search(pattern, sentence, re.IGNORECASE) for pattern in patterns)
+        assert (screen.search(sentence) is not None) == one
+    assert acts._screen((r"employee (id|number)",)) is None  # groups: no screen, patterns one by one

@@ -132,10 +132,12 @@ def test_disclosed_values_appear_verbatim_in_the_reply(
     opening = respond(persona, seed, [], {})
     transcript = [Message("user", opening.text), Message("agent", ask)]
     turn = respond(persona, seed, transcript, {"vpn_fixed": False})
-    assert turn.intent in (UserIntent.INFORM, UserIntent.PUSH_BACK)  # PUSH_BACK if the opening said it
+    # PUSH_BACK when the opening happened to contain the value (say "I"): then, by the reply
+    # priority, the user restates only that fact and leaves the laptop for the next question.
+    assert turn.intent in (UserIntent.INFORM, UserIntent.PUSH_BACK)
     assert "employee_id" in turn.disclosed
     assert value in turn.text
-    if "laptop" in ask:
+    if "laptop" in ask and turn.intent is UserIntent.INFORM:
         assert LAPTOP in turn.text
 
 
