@@ -25,6 +25,26 @@ from enterprise_envs.mocks._core.system import System
 from enterprise_envs.mocks._core.tools import Response, Surface, ToolKind
 
 
+class _EpisodeConnection:
+    """The backend's connection as SQLAlchemy holds it: commit and rollback leave the episode alone.
+
+    An episode is one SQLite transaction (:meth:`Store.restore`); a session committing it would
+    cost the fast restore, and one rolling it back would discard the episode's writes.
+    """
+
+    def __init__(self, conn: Any) -> None:
+        self._conn = conn
+
+    def commit(self) -> None:
+        """Nothing to do: the episode's transaction holds the writes."""
+
+    def rollback(self) -> None:
+        """Nothing to do: only a reset ends the episode's transaction."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._conn, name)
+
+
 @dataclass(frozen=True)
 class CallResult:
     """The outcome of one tool call, success or error.
@@ -169,8 +189,8 @@ class Backend:
         with self.lock:
             if world_seed is not None:
                 self.world_seed = world_seed
-            snapshot = get_snapshot(self.system, self.size, self.world_seed)
-            self.conn.deserialize(snapshot.data)
+            key = (self.system.name, self.size, self.world_seed)
+            self.store.restore(key, lambda: get_snapshot(self.system, self.size, self.world_seed).data)
             self.clock.reset(self.system.epoch)
             self.ids = IdFactory(seeded_rng(self.system.name, "episode", self.world_seed, episode_seed))
             self.faults = FaultInjector(
@@ -271,17 +291,29 @@ class Backend:
             tool, error.status, self.system.render_error(error), error.headers, error.kind.value, injected
         )
 
+    def serialize(self) -> bytes:
+        """The database as bytes, this episode's writes included (see :meth:`Store.serialize`)."""
+        with self.lock:
+            return self.store.serialize()
+
     @property
     def engine(self):
         """A SQLAlchemy engine over this backend's database, for SQLModel sessions (tests, tools).
 
         Writes through it bypass the service layer's rules but are still seen by the change log.
+        A session's commit and rollback do not end the episode's transaction: its writes stay
+        until the next :meth:`reset`, like a tool call's.
         """
         if self._engine is None:
             from sqlalchemy import create_engine
             from sqlalchemy.pool import StaticPool
 
-            self._engine = create_engine("sqlite://", creator=lambda: self.conn, poolclass=StaticPool)
+            self._engine = create_engine(
+                "sqlite://",
+                creator=lambda: _EpisodeConnection(self.conn),
+                poolclass=StaticPool,
+                pool_reset_on_return=None,
+            )
         return self._engine
 
     def close(self) -> None:

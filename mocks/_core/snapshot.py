@@ -1,7 +1,8 @@
 """Worlds: built once per (system, size, seed), kept as serialized SQLite bytes, restored per env.
 
-Restoring is ``sqlite3.Connection.deserialize`` of the cached bytes: a memory copy, far below a
-millisecond at the default size, so reset never rebuilds anything.
+A backend's first restore is ``sqlite3.Connection.deserialize`` of the cached bytes (a memory
+copy, far below a millisecond at the default size); later resets roll the episode's transaction
+back (:meth:`~enterprise_envs.mocks._core.store.Store.restore`). Reset never rebuilds anything.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -61,6 +61,11 @@ def like_clause(expression: str) -> str:
     BINARY-collated and LIKE is case-insensitive.
     """
     return f"{expression} LIKE CAST(? AS TEXT) ESCAPE '\\'"
+
+
+#: Byte ranges of the database header that a commit writes whatever the content: the file change
+#: counter, version-valid-for and the number of the SQLite version that committed.
+_COMMIT_FIELDS = ((24, 28), (92, 100))
 
 
 def _before_table(table: str) -> str:
@@ -122,6 +127,64 @@ class Store:
         self.catalog = catalog
         sql = _sql_for(catalog)
         self._select_cols, self._insert_sql, self._get_sql, self._update_sql = sql
+        #: Which snapshot the open episode transaction started from (None: none to roll back to).
+        self._episode_of: Hashable | None = None
+        #: How the last :meth:`restore` got there: ``"rollback"`` or ``"deserialize"``.
+        self.last_restore = ""
+        #: The snapshot's header fields that commits rewrite (see :meth:`serialize`).
+        self._commit_fields: list[bytes] = []
+
+    # -- episodes ----------------------------------------------------------------------------
+
+    def restore(self, key: Hashable, data: Callable[[], bytes]) -> None:
+        """Put the database back to a snapshot and open the episode's transaction.
+
+        An episode runs inside one transaction, begun here. When the connection still holds the
+        one begun at the last restore of the same snapshot (``key``), rolling it back restores
+        the snapshot exactly, at the cost of the pages the episode touched, and every prepared
+        statement stays valid; otherwise (the first restore, another snapshot, or after
+        :meth:`serialize`) the snapshot's bytes are deserialized, which discards the statements
+        and costs a copy of the whole database (~28 ms at the large size).
+
+        Tool calls nest inside with savepoints (:meth:`transaction`, :meth:`read_only`). Never
+        COMMIT or ROLLBACK on :attr:`conn` directly: use :meth:`serialize` to read the bytes.
+
+        Args:
+            key: Identifies the snapshot (system, size, seed).
+            data: The snapshot's bytes, called only when they are needed.
+        """
+        conn = self.conn
+        rolled_back = conn.in_transaction
+        if rolled_back:
+            conn.execute("ROLLBACK")
+        if rolled_back and self._episode_of == key:
+            self.last_restore = "rollback"
+        else:
+            snapshot = data()
+            conn.deserialize(snapshot)
+            self._commit_fields = [snapshot[start:end] for start, end in _COMMIT_FIELDS]
+            self.last_restore = "deserialize"
+        conn.execute("BEGIN")
+        self._episode_of = key
+
+    def serialize(self) -> bytes:
+        """The database as bytes, this episode's writes included.
+
+        SQLite serializes an in-memory database from its committed image, so the episode's
+        transaction is committed first (and a new one begun): the next :meth:`restore` then
+        deserializes instead of rolling back. Commits rewrite header fields whatever the content
+        (a call rolled back to its savepoint still made the transaction a writer), so those
+        fields are reported as in the restored snapshot: equal content, equal bytes. For tests
+        and tools, not for hot paths.
+        """
+        if self.conn.in_transaction:
+            self.conn.execute("COMMIT")
+            self._episode_of = None
+            self.conn.execute("BEGIN")
+        data = bytearray(self.conn.serialize())
+        for (start, end), field in zip(_COMMIT_FIELDS, self._commit_fields, strict=False):
+            data[start:end] = field
+        return bytes(data)
 
     # -- reads -------------------------------------------------------------------------------
 
@@ -197,18 +260,22 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """All-or-nothing: any exception rolls back every write made inside."""
-        self.conn.execute("BEGIN")
+        """All-or-nothing: any exception rolls back every write made inside.
+
+        A savepoint, so it nests in the episode's transaction (and is one of its own outside).
+        """
+        self.conn.execute("SAVEPOINT call")
         try:
             yield
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            self.conn.execute("ROLLBACK TO call")
+            self.conn.execute("RELEASE call")
             raise
-        self.conn.execute("COMMIT")
+        self.conn.execute("RELEASE call")
 
     @contextmanager
     def read_only(self) -> Iterator[None]:
-        """Run reads in a transaction that is always rolled back; a write inside is an error.
+        """Run reads in a savepoint that is always rolled back; a write inside is an error.
 
         Cheaper than ``PRAGMA query_only``, whose toggling forces every cached statement to
         be prepared again (it tripled the cost of a read call).
@@ -217,13 +284,14 @@ class Store:
             ReadOnlyViolation: Something wrote inside (its writes are discarded).
         """
         changes = self.conn.total_changes
-        self.conn.execute("BEGIN")
+        self.conn.execute("SAVEPOINT read")
         try:
             yield
             if self.conn.total_changes != changes:
                 raise ReadOnlyViolation("a read-only operation wrote to the database")
         finally:
-            self.conn.execute("ROLLBACK")
+            self.conn.execute("ROLLBACK TO read")
+            self.conn.execute("RELEASE read")
 
     # -- change log --------------------------------------------------------------------------
 

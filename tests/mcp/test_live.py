@@ -104,8 +104,12 @@ def test_one_server_many_envs_and_a_plain_backend() -> None:
             serve_env(Backend(ITSM, size="tiny", surface="rest"), server=server)
         with pytest.raises(TypeError):
             one.verdict()
-    assert not first.conn.in_transaction  # served backends stay open and usable
+    # Served backends stay open and usable, the served episode's writes in place until a reset.
     assert first.call("list_groups", {}).ok
+    assert first.store.select("incident", "short_description = 'first only'")
+    first.reset()
+    assert first.store.last_restore == "rollback"
+    assert not first.store.select("incident", "short_description = 'first only'")
     first.close()
     second.close()
 

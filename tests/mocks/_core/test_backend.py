@@ -9,12 +9,13 @@ import pytest
 
 from enterprise_envs.mocks._core.backend import Backend
 from enterprise_envs.mocks._core.faults import FaultConfig, RateLimit
+from enterprise_envs.mocks._core.snapshot import get_snapshot
 from enterprise_envs.mocks._core.tools import Surface, Tool, ToolKind, obj
 from enterprise_envs.mocks.itsm import ITSM
 
 
 def test_schema_errors_name_the_field_and_change_nothing(itsm: Backend) -> None:
-    before = itsm.conn.serialize()
+    before = itsm.serialize()
     result = itsm.call("create_incident", {"caller": "abel.tuter", "short_description": "x", "impact": "7"})
     assert result.status == 400
     assert result.body == {
@@ -27,7 +28,7 @@ def test_schema_errors_name_the_field_and_change_nothing(itsm: Backend) -> None:
     assert extra.status == 400 and extra.body["error"]["message"] == "Unknown argument"
     not_an_object = itsm.call("get_incident", ["INC0010001"])
     assert not_an_object.status == 400
-    assert itsm.conn.serialize() == before
+    assert itsm.serialize() == before
 
 
 def test_rate_limit_is_injected_logged_and_recovered_with_wait() -> None:
@@ -94,10 +95,10 @@ def _broken_system():
 @pytest.mark.parametrize("tool", ["write_then_crash", "read_tool_that_writes"])
 def test_handler_bugs_roll_back_and_are_reported_as_internal(tool: str) -> None:
     backend = Backend(_broken_system(), size="tiny", surface="broken")
-    before = backend.conn.serialize()
+    before = backend.serialize()
     result = backend.call(tool, {})
     assert result.status == 500 and result.error == "internal" and not result.injected
-    assert backend.conn.serialize() == before
+    assert backend.serialize() == before
     assert backend.internal_errors and backend.internal_errors[0]["tool"] == tool
     assert backend.store.changed_rows() == []
 
@@ -113,19 +114,69 @@ def test_same_seed_and_calls_give_the_same_results_and_state() -> None:
         backend = Backend(ITSM, size="tiny")
         backend.reset(episode_seed=seed, faults=FaultConfig(unavailable_p=0.2))
         outputs = [backend.call(tool, args).to_json(full=True) for tool, args in calls]
-        return outputs, backend.conn.serialize()
+        return outputs, backend.serialize()
 
     assert play(11) == play(11)
     assert play(11)[0] != play(12)[0] or play(11)[1] != play(12)[1]
 
 
 def test_reset_restores_the_world_exactly(itsm: Backend) -> None:
-    pristine = itsm.conn.serialize()
+    pristine = itsm.serialize()
     itsm.call("create_incident", {"caller": "sd.agent", "short_description": "Keyboard missing keys"})
-    assert itsm.conn.serialize() != pristine
+    assert itsm.serialize() != pristine
     itsm.reset()
-    assert itsm.conn.serialize() == pristine
+    assert itsm.serialize() == pristine
     assert itsm.call_index == 0 and itsm.faults.log == []
+
+
+def test_reset_rolls_the_episode_back_to_the_snapshot_byte_for_byte() -> None:
+    backend = Backend(ITSM, size="tiny", world_seed=0)
+    assert backend.store.last_restore == "deserialize"
+    incident = backend.store.column_values("incident", "number", "active = 'true'")[0]
+    assert backend.call(
+        "create_incident", {"caller": "sd.agent", "short_description": "Keyboard missing keys"}
+    ).ok
+    assert backend.call("add_comment", {"number": incident, "text": "Looking into it."}).ok
+    backend.call("get_incident", {"number": "INC9999999"})  # a failed call too
+    backend.reset(episode_seed=1)
+    assert backend.store.last_restore == "rollback"
+    assert (
+        backend.store.changed_rows() == []
+        and backend.store.count("incident", "short_description = ?", ("Keyboard missing keys",)) == 0
+    )
+    assert backend.serialize() == get_snapshot(ITSM, "tiny", 0).data
+    backend.reset()  # serialize committed: the snapshot is deserialized again
+    assert backend.store.last_restore == "deserialize"
+    backend.reset(world_seed=1)  # another world is never reached by a rollback
+    assert backend.store.last_restore == "deserialize"
+    assert backend.serialize() == get_snapshot(ITSM, "tiny", 1).data
+
+
+def test_sqlmodel_sessions_cannot_end_the_episode(itsm: Backend) -> None:
+    from sqlmodel import Session, select
+
+    from enterprise_envs.mocks.itsm import MODELS
+
+    incident = MODELS["incident"]
+    number = itsm.store.column_values("incident", "number", "active = 'true'")[0]
+    assert itsm.call("add_comment", {"number": number, "text": "Looking into it."}).ok
+    with Session(itsm.engine) as session:
+        row = session.exec(select(incident).where(incident.number == number)).one()
+        sys_id = row.sys_id
+        row.short_description = "Changed through SQLModel"
+        session.add(row)
+        session.commit()
+        session.rollback()
+    changed = {(table, changed_id) for table, changed_id, _ in itsm.store.changed_rows()}
+    assert ("incident", sys_id) in changed and len(changed) >= 2  # the journal entry stands too
+    assert (
+        itsm.store.find_one("incident", "number", number)["short_description"] == "Changed through SQLModel"
+    )
+    itsm.reset()
+    assert itsm.store.last_restore == "rollback"
+    assert (
+        itsm.store.find_one("incident", "number", number)["short_description"] != "Changed through SQLModel"
+    )
 
 
 def test_sqlmodel_session_sees_the_same_database(itsm: Backend) -> None:

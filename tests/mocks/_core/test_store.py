@@ -64,12 +64,12 @@ def test_wide_rows_round_trip_through_the_change_log(store: Store) -> None:
 
 
 def test_rolled_back_transaction_leaves_no_trace(store: Store) -> None:
-    before = store.conn.serialize()
+    before = store.serialize()
     with pytest.raises(RuntimeError), store.transaction():
         store.update("ticket", "a" * 32, {"state": "9"})
         store.insert("ticket", {"sys_id": "e" * 32})
         raise RuntimeError("handler failed")
-    assert store.conn.serialize() == before
+    assert store.serialize() == before
     assert store.changed_rows() == []
 
 

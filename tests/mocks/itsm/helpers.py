@@ -34,4 +34,4 @@ def incident_in_state(backend: Backend, state: str, extra: str = "1") -> dict[st
 
 
 def table_bytes(backend: Backend) -> bytes:
-    return backend.conn.serialize()
+    return backend.serialize()

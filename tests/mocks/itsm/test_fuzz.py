@@ -19,13 +19,13 @@ ALL_TOOLS = [(surface, tool.name) for surface, tools in SURFACES.items() for too
 
 
 def _check(backend: Backend, surface: str, tool: str, arguments) -> None:
-    before = backend.conn.serialize()
+    before = backend.serialize()
     result = backend.call(tool, arguments, surface=surface)
     assert isinstance(result.status, int)
     assert backend.internal_errors == [], backend.internal_errors[-1]["traceback"]
     if not result.ok:
         assert result.body["status"] == "failure" and result.body["error"]["message"]
-        assert backend.conn.serialize() == before, f"{tool} failed with {result.status} but wrote"
+        assert backend.serialize() == before, f"{tool} failed with {result.status} but wrote"
 
 
 @pytest.mark.parametrize(("surface", "tool"), ALL_TOOLS)

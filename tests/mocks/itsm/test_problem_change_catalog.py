@@ -73,13 +73,13 @@ def refused(
     detail: str = "",
 ) -> dict[str, Any]:
     """Call something that must fail: the vendor's error envelope, nothing written."""
-    before = backend.conn.serialize()
+    before = backend.serialize()
     result = backend.call(tool, args, surface=surface, identity=identity)
     assert result.status == status, (tool, result.status, result.body)
     assert result.body["status"] == "failure"
     assert set(result.body["error"]) == {"message", "detail"}
     assert detail in (result.body["error"]["detail"] or ""), result.body
-    assert backend.conn.serialize() == before, f"{tool} failed but changed the database"
+    assert backend.serialize() == before, f"{tool} failed but changed the database"
     assert not backend.internal_errors
     return result.body
 

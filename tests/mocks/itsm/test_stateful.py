@@ -34,13 +34,13 @@ class IncidentMachine(RuleBasedStateMachine):
         self.callers = [row["user_name"] for row in callers]
 
     def _call(self, tool: str, arguments: dict, expect_ok: bool | None):
-        before = self.backend.conn.serialize()
+        before = self.backend.serialize()
         result = self.backend.call(tool, arguments)
         assert not self.backend.internal_errors
         if expect_ok is not None:
             assert result.ok == expect_ok, (tool, arguments, result.body)
         if not result.ok:
-            assert self.backend.conn.serialize() == before
+            assert self.backend.serialize() == before
         return result
 
     @initialize(target=incidents, impact=LEVELS, urgency=LEVELS)

@@ -652,7 +652,7 @@ def test_change_approvals_are_what_the_engine_makes(db: sqlite3.Connection) -> N
 def _live_db(backend: Backend) -> sqlite3.Connection:
     """A copy of a backend's database, for the checks that query the built world."""
     conn = sqlite3.connect(":memory:")
-    conn.deserialize(backend.conn.serialize())
+    conn.deserialize(backend.serialize())
     conn.row_factory = sqlite3.Row
     return conn
 
