@@ -331,6 +331,8 @@ def bind_params(data: Any, params: Mapping[str, Any], leave: Collection[str] = (
         ExpectationError: A referenced param does not exist.
     """
     if isinstance(data, str):
+        if "{{" not in data:
+            return data
         whole = _PARAM.fullmatch(data.strip())
         if whole and whole.group(1).split(".")[0] not in leave:
             return _text(_lookup(params, whole.group(1)))
