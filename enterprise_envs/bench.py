@@ -6,7 +6,8 @@ median (p50), p90, min, max and interquartile range, next to its design budget (
 informational) and, where one applies, as a ratio to a floor measured in the same run:
 
 - ``baseline.sqlite_lookup``: a raw ``sqlite3`` point lookup on the same database (floor of a read);
-- ``baseline.deserialize.<size>``: ``sqlite3`` deserialize of the same snapshot (floor of a reset);
+- ``baseline.deserialize.<size>``: ``sqlite3`` deserialize of the same snapshot (what a reset would
+  cost if it copied the world back; resets roll the episode's transaction back instead);
 - ``baseline.cartpole_step``: a step of gymnasium's ``CartPole-v1`` (floor of the framework).
 
 Run it with ``enterprise-envs bench`` (``--quick`` for the smoke version, ``--json`` for JSON,
@@ -262,6 +263,7 @@ def bench_reset(settings: Settings) -> list[Figure]:
             lambda env=env, seeds=seeds: env.reset(seed=next(seeds)), settings.repeats, settings.warmup
         )
         env.close()
+        figures.append(_restore_figure(size, settings))
         figures.append(
             Figure(
                 f"reset.{size}",
@@ -275,6 +277,37 @@ def bench_reset(settings: Settings) -> list[Figure]:
             )
         )
     return figures
+
+
+def _restore_figure(size: str, settings: Settings) -> Figure:
+    """``Backend.reset()`` after an episode's worth of writes: the restore alone, no scenario."""
+    from enterprise_envs.mocks._core.backend import Backend
+
+    backend = Backend(_itsm(), size=size)
+    row = _active_incident(backend)
+    caller = backend.store.select("sys_user", "roles = '' AND active = 'true'", limit=1)[0]["user_name"]
+
+    def episode_writes() -> None:
+        for tool, arguments in (
+            ("create_incident", {"caller": caller, "short_description": "bench restore"}),
+            ("update_incident", {"number": row["number"], "urgency": "1", "impact": "1"}),
+        ):
+            result = backend.call(tool, arguments)
+            if not result.ok:
+                raise RuntimeError(f"{tool} failed: {result.body}")
+
+    samples = time_steps(episode_writes, lambda _: backend.reset(), settings.repeats, settings.warmup)
+    how = backend.store.last_restore
+    backend.close()
+    return Figure(
+        f"restore.{size}",
+        "reset",
+        f"Backend.reset() of the {size} world after two writes (by {how}: the episode's transaction)",
+        "us",
+        samples,
+        baseline=f"baseline.deserialize.{size}",
+        extra={"restored_by": how},
+    )
 
 
 def _active_incident(backend: Any) -> dict[str, Any]:
@@ -860,7 +893,7 @@ class Report:
                 budget = f"{op} {format_value(figure.budget, unit)}"
             ratio = ""
             if figure.ratio is not None and figure.baseline is not None:
-                ratio = f"{figure.ratio:.1f}x {figure.baseline.removeprefix('baseline.')}"
+                ratio = f"{format_ratio(figure.ratio)} {figure.baseline.removeprefix('baseline.')}"
             rows.append(
                 [
                     figure.name,
@@ -887,6 +920,11 @@ class Report:
             f"Budget misses: {misses}."
         )
         return "\n".join(lines) + footer
+
+
+def format_ratio(ratio: float) -> str:
+    """A ratio to its floor: one decimal, or two significant digits below 1 (``0.038x``)."""
+    return f"{ratio:.1f}x" if ratio >= 1 else f"{ratio:.2g}x"
 
 
 def format_value(value: float, unit: str) -> str:

@@ -15,6 +15,8 @@ from enterprise_envs.bench import GROUPS, Report, percentile, run_bench
 from enterprise_envs.cli import build_parser, main
 
 EXPECTED = {
+    "restore.tiny",
+    "restore.default",
     "reset.tiny",
     "reset.default",
     "tool.typed.read",
@@ -37,6 +39,8 @@ EXPECTED = {
     "baseline.cartpole_step",
 }
 WITH_RATIO = {
+    "restore.tiny": "baseline.deserialize.tiny",
+    "restore.default": "baseline.deserialize.default",
     "reset.tiny": "baseline.deserialize.tiny",
     "reset.default": "baseline.deserialize.default",
     "tool.typed.read": "baseline.sqlite_lookup",
@@ -105,6 +109,7 @@ def test_episodes_and_mcp_did_real_work(report: Report) -> None:
     mcp = report.figure("mcp.calls_per_s")
     assert mcp.extra["calls"] > 0 and mcp.extra["internal_errors"] == 0
     assert report.figure("verify.default").extra["changes"] >= 1  # after one write
+    assert report.figure("restore.default").extra["restored_by"] == "rollback"
 
 
 def test_only_selects_groups_and_keeps_baselines(capsys: pytest.CaptureFixture[str], tmp_path) -> None:
