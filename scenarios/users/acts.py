@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache
 
 from enterprise_envs.scenarios.users.persona import Persona, compiled
 from enterprise_envs.scenarios.users.turns import AgentAct, Message, UserIntent
@@ -214,7 +214,7 @@ def _is_question(sentence: str) -> bool:
     return "?" in sentence
 
 
-@cache
+@lru_cache(maxsize=4096)
 def _screen(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
     """All the patterns as one alternation, which matches a sentence iff one of them does.
 
@@ -378,6 +378,11 @@ def agent_values(text: str) -> list[str]:
 
     The style pass protects them: a user repeating what the agent said keeps it verbatim.
     """
+    return list(_agent_values(text))
+
+
+@lru_cache(maxsize=4096)
+def _agent_values(text: str) -> tuple[str, ...]:
     found: list[str] = []
     for match in _VALUE_TOKEN.finditer(text):
         token = match.group(0).lstrip(_LEADING).rstrip(_TRAILING)
@@ -387,10 +392,12 @@ def agent_values(text: str) -> list[str]:
         quoted = next(group for group in match.groups() if group is not None).strip()
         if quoted:
             found.append(quoted)
-    return list(dict.fromkeys(found))
+    return tuple(dict.fromkeys(found))
 
 
-@cache
+#: Every cache here is bounded: fact values and agent messages are new in every episode, and a
+#: training run plays millions of them in one process.
+@lru_cache(maxsize=8192)
 def value_pattern(value: str) -> re.Pattern[str] | None:
     """The one matcher for values in text (acts, fidelity, guard): case-insensitive, whole tokens."""
     parts = value.split()
@@ -400,8 +407,9 @@ def value_pattern(value: str) -> re.Pattern[str] | None:
     return re.compile(rf"(?<![^\W_]){body}(?![^\W_])", re.IGNORECASE)
 
 
+@lru_cache(maxsize=16384)
 def occurs(value: str, text: str) -> bool:
-    """Whether a fact value occurs in a text: case-insensitive, with token boundaries."""
+    """Whether a fact value occurs in a text: case-insensitive, with token boundaries (cached)."""
     pattern = value_pattern(value)
     return pattern is not None and pattern.search(text) is not None
 

@@ -35,7 +35,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import lru_cache
 from typing import Any
 
 from enterprise_envs.scenarios.users.acts import value_pattern
@@ -421,7 +421,7 @@ def _norm(text: str) -> str:
     return text.translate(_APOSTROPHES).lower()
 
 
-@cache
+@lru_cache(maxsize=8192)
 def phrase_pattern(phrase: str) -> re.Pattern[str]:
     """A marker phrase as a pattern: whitespace-flexible, not inside a word (fidelity and guard)."""
     body = r"\s+".join(re.escape(part) for part in phrase.split())
@@ -458,7 +458,7 @@ def _has_marker(text: str, markers: Iterable[str], fuzzy: bool = False) -> bool:
 _TOKEN = re.compile(r"[^\W_]+(?:'[^\W_]+)*|[^\w\s]")
 
 
-@cache
+@lru_cache(maxsize=8192)
 def _tokens(normalized: str) -> tuple[str, ...]:
     return tuple(_TOKEN.findall(normalized))
 

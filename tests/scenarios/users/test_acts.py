@@ -227,7 +227,14 @@ def test_history_is_the_same_whatever_view_was_seen() -> None:
 
 def _clear_parse_caches() -> None:
     acts._PARSED.clear()
-    for cached in (acts._asks, acts._instructs, acts._built_in_acts, acts._screen):
+    for cached in (
+        acts._asks,
+        acts._instructs,
+        acts._built_in_acts,
+        acts._screen,
+        acts.occurs,
+        acts._agent_values,
+    ):
         cached.cache_clear()
 
 
@@ -276,3 +283,24 @@ def test_the_screen_matches_iff_one_of_its_patterns_does(sentence: str) -> None:
         one = any(re.search(pattern, sentence, re.IGNORECASE) for pattern in patterns)
         assert (screen.search(sentence) is not None) == one
     assert acts._screen((r"employee (id|number)",)) is None  # groups: no screen, patterns one by one
+
+
+def test_caches_keyed_by_episode_text_are_bounded() -> None:
+    """Fact values and agent messages are new every episode: an unbounded cache would grow forever."""
+    from enterprise_envs.scenarios.users import fidelity
+
+    for cached in (
+        acts.value_pattern,
+        acts.occurs,
+        acts._agent_values,
+        acts._screen,
+        acts._asks,
+        acts._instructs,
+        acts._built_in_acts,
+        fidelity.phrase_pattern,
+        fidelity._tokens,
+    ):
+        assert cached.cache_info().maxsize is not None, cached.__name__
+    for index in range(acts._PARSED_LIMIT + 10):
+        parse_agent_message(PERSONA, f"Message {index}.")
+    assert len(acts._PARSED) <= acts._PARSED_LIMIT
