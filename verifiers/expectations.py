@@ -123,9 +123,12 @@ class FieldPredicate(_Strict):
 
     @model_validator(mode="after")
     def _not_empty(self) -> FieldPredicate:
-        if all(getattr(self, name) is None for name in type(self).model_fields):
+        # Fields not given are None, so only the given ones are looked at (this runs per predicate,
+        # and a scenario's expectation is validated on every reset).
+        given = self.model_fields_set
+        if all(getattr(self, name) is None for name in given):
             raise ValueError("a predicate needs at least one condition")
-        for flag in sorted(_FLAGS):
+        for flag in sorted(_FLAGS & given):
             if getattr(self, flag) is False:
                 raise ValueError(f"{flag} = false checks nothing; use the opposite condition instead")
         return self
