@@ -121,7 +121,8 @@ def draw_instance(
         rng: The instance's random stream.
         candidates: A cache of param candidates for this backend's world. Params are drawn
             before setup, from the restored snapshot, so the same query on the same world always
-            has the same candidates; an env reuses them across episodes.
+            has the same candidates; an env reuses them across episodes. Queries that depend on
+            an earlier param are not cached (the cache stays one entry per independent param).
 
     Raises:
         ScenarioError: The world has no candidates for a param, a setup call failed, or a
@@ -142,11 +143,14 @@ def draw_instance(
                 values,
                 spec.order_by,
             )
-            keys = candidates.get(key) if candidates is not None else None
+            # Only queries of their own are cached: one that depends on an earlier param (values)
+            # differs per instance, so caching it would only grow the cache.
+            cache = candidates if candidates is not None and not values else None
+            keys = cache.get(key) if cache is not None else None
             if keys is None:
                 keys = store.column_values(spec.table, "sys_id", where, values, order_by=spec.order_by)
-                if candidates is not None:
-                    candidates[key] = keys
+                if cache is not None:
+                    cache[key] = keys
         except (ExpectationError, KeyError, sqlite3.Error) as error:
             raise ScenarioError(f"{scenario.id}: param {name!r}: {error}") from None
         if len(keys) < spec.count:

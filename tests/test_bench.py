@@ -29,6 +29,7 @@ EXPECTED = {
     "verify.default",
     "verify.growth",
     "episodes.oracle",
+    "episodes.oracle_per_cpu_s",
     "memory.per_env",
     "mcp.calls_per_s",
     "mcp.calls_per_cpu_s",
@@ -58,7 +59,7 @@ WITH_BUDGET = {
     "verify.tiny",
     "verify.default",
     "verify.growth",
-    "episodes.oracle",
+    "episodes.oracle_per_cpu_s",
     "memory.per_env",
     "mcp.calls_per_cpu_s",
 }
