@@ -26,7 +26,7 @@ from enterprise_envs.verifiers.expectations import (
     bind_params,
     load_expectation,
 )
-from enterprise_envs.verifiers.transcript import mentions
+from enterprise_envs.verifiers.transcript import mentions, says
 
 _TEMPLATE = re.compile(r"\{\{\s*([A-Za-z0-9_.\-]+)\s*\}\}")
 _RECORD_NUMBER = re.compile(r"\b(?:INC|PRB|CHG|REQ|RITM|KB)\d{7}\b")
@@ -195,4 +195,5 @@ def _view_value(
     if check.kind in ("exists", "absent"):
         return (backend.store.count(check.table, where, values) > 0) == (check.kind == "exists")
     numbers = backend.store.column_values(check.table, "number", where, values)
-    return any(mentions(agent_messages, number) for number in numbers)
+    # A number listed among others ("INC1, INC2 or INC3") tells the user nothing, as for the verifier.
+    return any(says(agent_messages, number) for number in numbers)

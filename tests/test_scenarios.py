@@ -90,3 +90,26 @@ def test_episodes_are_identical_for_the_same_seed_and_actions() -> None:
 
     assert play(3) == play(3)
     assert play(3) != play(4)
+
+
+def test_the_user_is_not_told_a_number_listed_among_others() -> None:
+    """report_incident's user counts as told (and says goodbye) only on a number said plainly."""
+    env = gymnasium.make("ITSM-v0", scenario="itsm.report_incident")
+    env.reset(seed=5)
+    instance = env.unwrapped.instance
+    # Play the oracle's tool calls, so the incident exists; its number is the last tool result's.
+    solution = instance.solution("typed")
+    results: dict = {}
+    for step in solution.steps:
+        if step.tool:
+            bound = instance.bind_step(step, results)
+            result = env.unwrapped.backend.call(bound.tool, bound.arguments)
+            if bound.save_as:
+                results[bound.save_as] = result.body
+    number = results["ticket"]["number"]
+    before = f"INC{int(number[3:]) - 1:07d}"
+    after = f"INC{int(number[3:]) + 1:07d}"
+    (key,) = [key for key, check in instance.scenario.view.items() if check.kind == "told_record"]
+    assert instance.view(env.unwrapped.backend, [f"It is {before}, {number} or {after}."])[key] is False
+    assert instance.view(env.unwrapped.backend, [f"Your incident is {number}."])[key] is True
+    env.close()

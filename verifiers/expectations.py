@@ -43,6 +43,8 @@ Op = Literal["insert", "update", "delete"]
 _ID = r"^[a-z_][a-z0-9_]*$"
 _PARAM = re.compile(r"\{\{\s*([A-Za-z0-9_.\-]+)\s*\}\}")
 _FLAGS = frozenset({"nonempty", "empty", "changed", "unchanged"})
+#: A record number (its rivals are the numbers with its prefix; see transcript.says).
+_NUMBER = re.compile(r"^[A-Za-z]{2,5}\d{7}$")
 _ENTRY_REF = re.compile(r"^\$([a-z_][a-z0-9_]*)(?:\.([a-z_][a-z0-9_]*))?$")
 
 
@@ -251,13 +253,24 @@ class CommunicateCheck(_Strict):
     any_of: list[Text] | None = Field(
         None, description="Literals, any one of which will do (ways of saying the same thing)."
     )
+    exclusive: bool = Field(
+        False,
+        description=(
+            "The value must be said outside a list of its rivals: 'INC1, INC2 or INC3' or 'New, In "
+            "Progress or On Hold' tell the user none of them. Rivals are 'rivals' and, for a record "
+            "number, the other numbers with its prefix."
+        ),
+    )
+    rivals: list[Text] | None = Field(
+        None, description="With exclusive: the other values of the value's kind (the other states, say)."
+    )
 
     @field_validator("value", mode="before")
     @classmethod
     def _as_text(cls, value: Any) -> Any:
         return _text(value)
 
-    @field_validator("any_of", mode="before")
+    @field_validator("any_of", "rivals", mode="before")
     @classmethod
     def _all_text(cls, values: Any) -> Any:
         return [_text(value) for value in values] if isinstance(values, list) else values
@@ -268,6 +281,15 @@ class CommunicateCheck(_Strict):
             raise ValueError("give value or any_of, not both")
         if self.any_of is not None and not [text for text in self.any_of if text.strip()]:
             raise ValueError("any_of needs at least one non-empty value")
+        if self.rivals is not None and not self.exclusive:
+            raise ValueError("rivals only mean something with exclusive = true")
+        literal = self.value is not None and self.entry_ref() is None
+        if (
+            self.exclusive
+            and not self.rivals
+            and (self.any_of is not None or literal and not _NUMBER.match(self.value))
+        ):
+            raise ValueError("exclusive needs rivals (only a record number has its own: same prefix)")
         return self
 
     def entry_ref(self) -> tuple[str, str] | None:

@@ -3,15 +3,23 @@
 Matching is deterministic and token-based: text is Unicode-normalized (NFKC), lowercased and
 split into runs of letters and digits; a value matches when its tokens appear contiguously in
 one message. So "INC0010041" matches "your ticket is inc0010041.", and "10" does not match "100".
+
+:func:`says` is the exclusive form: the value must be said somewhere it is not listed among its
+rivals ("New, In Progress or On Hold" says none of them), see its docstring.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+#: A record number: a short letter prefix and seven digits (INC0010041, RITM0010002).
+_NUMBER = re.compile(r"([a-z]{2,5})(\d{7})")
+#: Words that join the items of a list, so that a value and a rival with only these (and
+#: punctuation) between them are listed side by side: "INC1, INC2 or INC3", "New and/or On Hold".
+_LIST_JOINERS = frozenset({"or", "and", "either", "nor"})
 
 
 def tokens(text: str) -> list[str]:
@@ -30,4 +38,62 @@ def mentions(messages: Iterable[str], value: str) -> bool:
         for start in range(len(have) - size + 1):
             if have[start : start + size] == wanted:
                 return True
+    return False
+
+
+def _spans(have: Sequence[str], wanted: Sequence[str]) -> list[tuple[int, int]]:
+    size = len(wanted)
+    return [
+        (start, start + size) for start in range(len(have) - size + 1) if have[start : start + size] == wanted
+    ]
+
+
+def _number_rivals(have: Sequence[str], value: Sequence[str]) -> list[tuple[int, int]]:
+    """Other record numbers of the value's kind (same prefix) in a message, when the value is one."""
+    match = _NUMBER.fullmatch(value[0]) if len(value) == 1 else None
+    if match is None:
+        return []
+    prefix = match.group(1)
+    return [
+        (index, index + 1)
+        for index, token in enumerate(have)
+        if token != value[0] and (other := _NUMBER.fullmatch(token)) and other.group(1) == prefix
+    ]
+
+
+def _listed_with(have: Sequence[str], span: tuple[int, int], rivals: list[tuple[int, int]]) -> bool:
+    """Whether a rival stands next to the span with only list joiners between them."""
+    for start, end in rivals:
+        gap = have[end : span[0]] if end <= span[0] else have[span[1] : start] if start >= span[1] else None
+        if gap is not None and all(token in _LIST_JOINERS for token in gap):
+            return True
+    return False
+
+
+def says(messages: Iterable[str], value: str, rivals: Iterable[str] = ()) -> bool:
+    """True if a message says the value outside any list of its rivals (the exclusive form).
+
+    The value's rivals are the other values of its kind: the given ``rivals`` (the other states,
+    say) and, when the value is a record number, every other record number with its prefix. An
+    occurrence of the value counts unless a rival stands next to it with only list joiners
+    ("or", "and", "either", "nor") and punctuation between: "INC0010041, INC0010042 or
+    INC0010043" and "New, In Progress or On Hold" tell the user nothing, while "your old ticket
+    INC0010017 was closed, so I opened INC0010041" tells them the new one. A hedge spread over
+    separate sentences ("It may be New. It may be On Hold.") is not caught.
+    """
+    wanted = tokens(value)
+    if not wanted:
+        return False
+    rival_tokens = [found for rival in rivals if (found := tokens(rival)) and found != wanted]
+    for message in messages:
+        have = tokens(message)
+        occurrences = _spans(have, wanted)
+        if not occurrences:
+            continue
+        around = _number_rivals(have, wanted) + [
+            span for rival in rival_tokens for span in _spans(have, rival)
+        ]
+        around = [span for span in around if span not in occurrences]
+        if any(not _listed_with(have, span, around) for span in occurrences):
+            return True
     return False

@@ -9,7 +9,8 @@ Semantics:
   entries, fails on any write);
 - a ``forbid`` entry matching any changed row fails the verdict by name, even if an ``allow``
   entry would have claimed it;
-- every ``communicate`` check must find its value in the agent's messages.
+- every ``communicate`` check must find its value in the agent's messages (an ``exclusive`` one
+  outside a list of its rivals, see :func:`~enterprise_envs.verifiers.transcript.says`).
 
 Whether rows can be claimed so that all of this holds is decided exactly, by a search over
 assignments of changed rows to entries (small: a handful of entries, tens of rows), so the
@@ -28,7 +29,7 @@ from enterprise_envs.mocks._core.store import Store
 from enterprise_envs.verifiers.diff import RowChange, StateDiff, compute_diff
 from enterprise_envs.verifiers.expectations import AllowEntry, ChangeEntry, CommunicateCheck, Expectation
 from enterprise_envs.verifiers.predicates import Claims, row_failure
-from enterprise_envs.verifiers.transcript import mentions
+from enterprise_envs.verifiers.transcript import mentions, says
 
 #: Search nodes before the verifier gives up (a scenario this ambiguous needs rewriting).
 SEARCH_BUDGET = 200_000
@@ -380,11 +381,17 @@ def _why_not(entry: ChangeEntry, change: RowChange) -> str:
     return "claimed elsewhere"
 
 
+def _told(check: CommunicateCheck, transcript: Sequence[str], value: str) -> bool:
+    if check.exclusive:
+        return says(transcript, value, check.rivals or ())
+    return mentions(transcript, value)
+
+
 def _communicate_result(
     check: CommunicateCheck, claimed_rows: dict[str, list[RowChange]], transcript: Sequence[str]
 ) -> RequirementResult:
     if check.any_of is not None:
-        said = [value for value in check.any_of if mentions(transcript, value)]
+        said = [value for value in check.any_of if _told(check, transcript, value)]
         if said:
             return RequirementResult(check.label, "communicate", True, f"told the user {said[0]!r}")
         return RequirementResult(check.label, "communicate", False, f"said none of {check.any_of!r}")
@@ -397,7 +404,10 @@ def _communicate_result(
     values = [value for value in values if value.strip()]
     if not values:
         return RequirementResult(check.label, "communicate", False, f"no value to look for ({check.value})")
-    missing = [value for value in values if not mentions(transcript, value)]
+    missing = [value for value in values if not _told(check, transcript, value)]
     if missing:
-        return RequirementResult(check.label, "communicate", False, f"never told the user {missing[0]!r}")
+        how = "outside a list of its rivals" if check.exclusive else ""
+        return RequirementResult(
+            check.label, "communicate", False, f"never told the user {missing[0]!r} {how}".rstrip()
+        )
     return RequirementResult(check.label, "communicate", True, f"told the user {values[0]!r}")

@@ -243,6 +243,33 @@ def test_communicate_empty_value_is_rejected(value: str) -> None:
         expect({"communicate": [{"label": "n", "value": value}]})
 
 
+@pytest.mark.parametrize(
+    ("check", "error"),
+    [
+        ({"value": "On Hold", "exclusive": True}, "exclusive needs rivals"),
+        ({"any_of": ["cannot"], "exclusive": True}, "exclusive needs rivals"),
+        ({"value": "On Hold", "rivals": ["New"]}, "rivals only mean something with exclusive"),
+        ({"value": "INC0010041", "exclusive": True}, None),  # a record number has its own rivals
+        ({"value": "On Hold", "exclusive": True, "rivals": ["New", "Resolved"]}, None),
+    ],
+)
+def test_exclusive_communicate_needs_to_know_the_rivals(check: dict, error: str | None) -> None:
+    data = {"communicate": [{"label": "n", **check}]}
+    if error is None:
+        assert expect(data).communicate[0].exclusive
+    else:
+        with pytest.raises(ExpectationError, match=error):
+            expect(data)
+
+
+def test_exclusive_on_a_claimed_rows_value_needs_no_rivals() -> None:
+    data = {
+        "change": [change_entry(id="t")],
+        "communicate": [{"label": "n", "value": "$t.number", "exclusive": True}],
+    }
+    assert expect(data).communicate[0].exclusive
+
+
 def test_communicate_literal_values_are_text() -> None:
     expectation = expect({"communicate": [{"label": "n", "value": 42}, {"label": "b", "value": True}]})
     assert [check.value for check in expectation.communicate] == ["42", "true"]

@@ -683,3 +683,41 @@ def test_delete_then_identical_reinsert_is_reverted(
     assert key not in [change.key for change in (*diff.changes, *diff.derived_only)]
     if not between:
         assert diff.reverted == (key,) and verify(store, expect({})).passed
+
+
+# -- the exclusive form of communicate ----------------------------------------------------------
+
+_WORD = st.text(alphabet="abcdefghij", min_size=1, max_size=6)
+_NUMBERS = st.integers(10001, 10099).map(lambda n: f"INC{n:07d}")
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(
+    value=st.one_of(_WORD, _NUMBERS),
+    rivals=st.lists(st.one_of(_WORD, _NUMBERS), max_size=3),
+    messages=st.lists(
+        st.lists(st.one_of(_WORD, _NUMBERS, st.sampled_from([",", "or", "and", "."]))), max_size=3
+    ),
+)
+def test_saying_exclusively_is_mentioning_minus_lists(value: str, rivals: list[str], messages: list) -> None:
+    """``says`` never accepts what ``mentions`` rejects; without rivals of any kind they agree."""
+    from enterprise_envs.verifiers.transcript import mentions, says
+
+    texts = [" ".join(words) for words in messages]
+    if says(texts, value, rivals):
+        assert mentions(texts, value)
+    if not rivals and not value.startswith("INC"):
+        assert says(texts, value, rivals) == mentions(texts, value)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(value=_WORD, rival=_WORD, joiner=st.sampled_from([", ", " or ", " and ", " / ", ", or either "]))
+def test_a_value_listed_with_a_rival_is_not_said(value: str, rival: str, joiner: str) -> None:
+    from enterprise_envs.verifiers.transcript import says
+
+    if rival == value:
+        return
+    event("listed")
+    assert not says([f"It is {value}{joiner}{rival}."], value, [rival])
+    assert not says([f"It is {rival}{joiner}{value}."], value, [rival])
+    assert says([f"It is {value}, not {rival}."], value, [rival])

@@ -530,6 +530,39 @@ def test_communicate_needs_one_message_holding_the_whole_value() -> None:
     assert not judge(NO_CHANGES, expectation, []).passed
 
 
+STATES = ["New", "In Progress", "Resolved", "Closed", "Canceled"]
+
+
+@pytest.mark.parametrize(
+    ("value", "rivals", "messages", "told"),
+    [
+        ("On Hold", STATES, ["Your incident is On Hold."], True),
+        ("On Hold", STATES, ["It is New, In Progress, On Hold or Resolved."], False),
+        ("On Hold", STATES, ["Either In Progress or On Hold."], False),
+        ("On Hold", STATES, ["It's not New, it's On Hold."], True),
+        ("On Hold", STATES, ["It was In Progress and is now On Hold."], True),
+        ("On Hold", STATES, ["New or On Hold?", "It is On Hold."], True),  # a later clear message
+        ("INC0010042", [], ["INC0010041, INC0010042 or INC0010043"], False),
+        ("INC0010042", [], ["INC0010042 and INC0010043"], False),
+        ("INC0010042", [], ["Your old ticket INC0010017 was closed, so I opened INC0010042."], True),
+        ("INC0010042", [], ["I opened INC0010042 for request REQ0010002 or REQ0010003."], True),
+    ],
+)
+def test_exclusive_communicate_rejects_a_value_listed_among_its_rivals(
+    value: str, rivals: list[str], messages: list[str], told: bool
+) -> None:
+    check: dict[str, Any] = {"label": "said it", "value": value, "exclusive": True}
+    if rivals:
+        check["rivals"] = rivals
+    verdict = judge(NO_CHANGES, expect({"communicate": [check]}), messages)
+    assert verdict.passed is told
+    if not told:
+        assert verdict.requirements[0].evidence.endswith("outside a list of its rivals")
+    # The token form accepts every one of these: the value is in a message each time.
+    plain = expect({"communicate": [{"label": "said it", "value": value}]})
+    assert judge(NO_CHANGES, plain, messages).passed
+
+
 # -- the claim search ---------------------------------------------------------------------------
 
 

@@ -32,8 +32,10 @@ Probes (a variant's name says what it did, e.g. ``minus_write[6:add_comment]``):
   records, with and instead of the oracle's writes.
 - ``unchecked`` (advisory): a write argument the expectation never reads moved to its neighbour
   or a look-alike row.
-- ``shotgun`` (advisory): each value the user must be told buried among its alternatives in the
-  oracle's messages.
+- ``shotgun``: each value an ``exclusive`` communicate check wants told, buried among its
+  alternatives in the oracle's messages ("New, In Progress, On Hold or Resolved").
+- ``shotgun_loose`` (advisory): the same for checks without ``exclusive``, which match tokens and
+  so accept the list.
 """
 
 from __future__ import annotations
@@ -780,12 +782,22 @@ def _unchecked_value(
 
 
 def shotgun(oracle: Run, ctx: ProbeContext) -> list[Variant]:
-    """The oracle's messages with each value the user must be told buried among its alternatives (advisory).
+    """The oracle's messages with each value an ``exclusive`` check wants told listed among its alternatives.
 
-    "Your incident is New, In Progress, On Hold or Resolved" mentions "On Hold"; a record number
-    listed with its neighbours is mentioned too. The transcript check matches tokens, so these
-    pass: fixing it needs an exclusive form of the check in the expectation language.
+    "Your incident is New, In Progress, On Hold or Resolved" tells the user nothing, and neither
+    does a record number listed with its neighbours: the verdict must fail.
     """
+    return _buried(oracle, ctx, exclusive=True)
+
+
+def shotgun_loose(oracle: Run, ctx: ProbeContext) -> list[Variant]:
+    """The same for communicate checks without ``exclusive`` (advisory: they match tokens, so pass)."""
+    return _buried(oracle, ctx, exclusive=False)
+
+
+def _buried(oracle: Run, ctx: ProbeContext, *, exclusive: bool) -> list[Variant]:
+    """One variant per communicate check (exclusive or not, as asked) with its value in a list."""
+    probe = "shotgun" if exclusive else "shotgun_loose"
     out = []
     claimed = {}
     if oracle.verdict is not None:
@@ -801,7 +813,7 @@ def shotgun(oracle: Run, ctx: ProbeContext) -> list[Variant]:
                     claimed[entry.id] = rows[-1]
     for check in ctx.expectation.communicate:
         value = check.value
-        if value is None:
+        if value is None or check.exclusive != exclusive:
             continue
         ref = check.entry_ref()
         if ref is not None:
@@ -816,7 +828,7 @@ def shotgun(oracle: Run, ctx: ProbeContext) -> list[Variant]:
             for action in oracle.actions()
         )
         if actions != tuple(oracle.actions()):
-            out.append(Variant("shotgun", f"shotgun[{check.label}]", actions))
+            out.append(Variant(probe, f"{probe}[{check.label}]", actions))
     return out
 
 
@@ -843,11 +855,9 @@ def _alternatives(ctx: ProbeContext, value: str) -> list[str]:
 #: Probes whose false positives are reported but do not fail a scenario's audit, and why: their
 #: fix is not the scenario author's to make with today's expectation language, or needs a judgement.
 ADVISORY = {
-    "same_row": (
-        "a change entry pins only the fields it names; the language has no 'the rest of the row unchanged'"
-    ),
+    "same_row": 'an entry without others = "unchanged" pins only the fields it names; the author decides',
     "unchecked": "an argument the expectation ignores may be loose by design; the author decides",
-    "shotgun": "communicate checks match tokens; the language has no exclusive form",
+    "shotgun_loose": "a communicate check without exclusive = true matches tokens; the author decides",
 }
 
 #: Every probe, in the order reports list them.
@@ -865,6 +875,7 @@ PROBES: dict[str, Probe] = {
     "canary": canary,
     "unchecked": unchecked,
     "shotgun": shotgun,
+    "shotgun_loose": shotgun_loose,
 }
 
 

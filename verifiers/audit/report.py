@@ -292,6 +292,7 @@ _SHORT = {
     "canary": "canary",
     "unchecked": "uncheck",
     "shotgun": "shotgun",
+    "shotgun_loose": "loose",
 }
 
 
