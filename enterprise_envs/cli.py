@@ -70,7 +70,7 @@ def _fidelity(args: argparse.Namespace) -> int:
 
     report = fidelity_of_runs(Path(path) for path in args.runs)
     print(report.to_json() if args.json else report.to_text())
-    return 0 if report.integrity_ok else 1
+    return 0 if report.integrity_ok() else 1
 
 
 def _audit(args: argparse.Namespace) -> int:

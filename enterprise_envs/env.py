@@ -58,7 +58,9 @@ class EnterpriseEnv(gymnasium.Env):
     Terminated when the user stops (goal met), transfers or abandons, or the agent sends
     ``{"end": true}``. Truncated when the step or tool-call budget is spent. The final ``info``
     holds ``outcome`` (success, failure or invalid, with the reason), ``verdict``, ``diff``,
-    ``faults`` and ``messages`` (the dialogue in OpenAI chat format).
+    ``faults``, ``messages`` (the dialogue in OpenAI chat format), ``user_terminal``,
+    ``user_turns`` (the simulator's record of each user turn) and ``final_view`` (the UserView
+    at the end).
 
     ## Arguments
     ``scenario`` (an id, a tag, or a list of either; default: the whole suite), ``surface``
@@ -140,6 +142,8 @@ class EnterpriseEnv(gymnasium.Env):
         self.steps = self.tool_calls = self.malformed = 0
         self.simulator_error: str | None = None
         self.user_terminal: str | None = None
+        #: The simulator's record of each user turn (intent, disclosures, guard hits), in order.
+        self.user_turns: list[UserTurn] = []
         tools = backend.surface
         self._tools_for_agent = tools.openai_tools()
         opening = self._user_turn()
@@ -265,6 +269,7 @@ class EnterpriseEnv(gymnasium.Env):
             return None
         self.transcript.append(Message("user", turn.text))
         self.chat.append({"role": "user", "content": turn.text})
+        self.user_turns.append(turn)
         if turn.terminal is not None:
             self.user_terminal = turn.terminal.value
         return turn
@@ -299,11 +304,22 @@ class EnterpriseEnv(gymnasium.Env):
             "diff": verdict.diff.to_dict() if verdict is not None else None,
             "faults": [event.to_dict() for event in self.backend.faults.log],
             "user_terminal": self.user_terminal,
+            "user_turns": [turn.to_dict() for turn in self.user_turns],
+            "final_view": self._final_view(),
             "steps": self.steps,
             "tool_calls": self.tool_calls,
             "messages": list(self.chat),
         }
         return observation, reward, terminated, truncated, info
+
+    def _final_view(self) -> dict[str, bool] | None:
+        """The UserView at the end, for simulator metrics (did the user stop before the goal?)."""
+        instance = self._instance
+        assert instance is not None
+        try:
+            return instance.view(self.backend, [m.text for m in self.transcript if m.role == "agent"])
+        except Exception:  # a scenario's view query failing must not end step() with an exception
+            return None
 
     def _verify(self) -> tuple[Verdict | None, str | None]:
         instance = self._instance

@@ -73,6 +73,8 @@ def trajectory_record(
         "verdict": episode.get("verdict"),
         "steps": episode.get("steps"),
         "tool_calls": episode.get("tool_calls"),
+        "user_turns": episode.get("user_turns", []),
+        "final_view": episode.get("final_view"),
         "seconds": round(seconds, 6),
     }
 

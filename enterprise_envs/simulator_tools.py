@@ -15,7 +15,7 @@ import gymnasium
 
 from enterprise_envs.scenarios.users.fidelity import FidelityReport, Transcript, fidelity_report
 from enterprise_envs.scenarios.users.pilot import PilotReport, run_pilot
-from enterprise_envs.scenarios.users.turns import Message
+from enterprise_envs.scenarios.users.turns import Message, UserTurn
 
 
 def _instance_env(scenario_id: str, seed: int, user: str = "rules") -> gymnasium.Env:
@@ -43,10 +43,17 @@ def pilot_scenario(scenario_id: str, seeds: Sequence[int] = (0, 1), user: str = 
     return report
 
 
-def transcripts_from_runs(path: Path) -> list[Transcript]:
-    """Rebuild (persona, messages) for every episode of a ``enterprise-envs run`` JSONL file.
+def transcripts_from_runs(path: Path, canaries: dict[str, tuple[str, ...]] | None = None) -> list[Transcript]:
+    """Rebuild every episode of a ``enterprise-envs run`` JSONL file as a fidelity transcript.
 
-    The persona is re-drawn from the scenario and seed (episodes are deterministic).
+    The persona is re-drawn from the scenario and seed (episodes are deterministic); the user
+    turn records and the final UserView are read from the file (files written before they were
+    recorded have neither).
+
+    Args:
+        path: The JSONL file.
+        canaries: If given, filled with each transcript's canaries (the re-drawn instance's
+            hidden values), by transcript label.
     """
     transcripts: list[Transcript] = []
     envs: dict[str, gymnasium.Env] = {}
@@ -57,19 +64,28 @@ def transcripts_from_runs(path: Path) -> list[Transcript]:
         if env is None:
             env = envs[scenario_id] = gymnasium.make("ITSM-v0", scenario=scenario_id)
         env.reset(seed=record["seed"])
-        persona = env.unwrapped.instance.persona
+        instance = env.unwrapped.instance
         messages = [
             Message("user" if item["role"] == "user" else "agent", item["content"])
             for item in record["messages"]
             if item["role"] in ("user", "assistant") and item.get("content")
         ]
-        transcripts.append(Transcript(persona, tuple(messages), label=f"{scenario_id}/seed={record['seed']}"))
+        label = f"{scenario_id}/seed={record['seed']}"
+        turns = tuple(UserTurn.from_dict(turn) for turn in record.get("user_turns", ()))
+        transcripts.append(
+            Transcript(instance.persona, tuple(messages), turns, record.get("final_view"), label)
+        )
+        if canaries is not None:
+            canaries[label] = instance.canaries()
     for env in envs.values():
         env.close()
     return transcripts
 
 
 def fidelity_of_runs(paths: Iterable[Path]) -> FidelityReport:
-    """The fidelity report of every episode in the given JSONL files."""
-    transcripts = [transcript for path in paths for transcript in transcripts_from_runs(path)]
-    return fidelity_report(transcripts)
+    """The fidelity report of every episode in the given JSONL files (canaries re-drawn too)."""
+    canaries: dict[str, tuple[str, ...]] = {}
+    transcripts = [
+        transcript for path in paths for transcript in transcripts_from_runs(path, canaries=canaries)
+    ]
+    return fidelity_report(transcripts, canaries=canaries)

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from enterprise_envs.scenarios.format import Scenario, ScenarioError
+from enterprise_envs.scenarios.users.acts import occurs
 
 _TEMPLATE = re.compile(r"\{\{\s*([A-Za-z0-9_\-]+)[A-Za-z0-9_.\-]*\s*\}\}")
 
@@ -38,7 +39,27 @@ def parse_scenario(text: str, source: str = "<string>") -> Scenario:
         raise ScenarioError(f"{source}: {error}") from None
     _check_templates(scenario, source)
     _check_views(scenario, source)
+    _check_opening(scenario, source)
     return scenario
+
+
+def _check_opening(scenario: Scenario, source: str) -> None:
+    """The opening may not state a fact the user only tells later (a leak in every episode).
+
+    Only literal fact values can be checked here (templated ones are drawn per instance); the
+    fix is ``{{key}}`` in the opening and ``disclosure = "opening"`` on the fact.
+    """
+    opening = str(scenario.user.get("opening", ""))
+    for fact in scenario.user.get("facts", []):
+        if not isinstance(fact, dict) or fact.get("disclosure") == "opening":
+            continue
+        value = str(fact.get("value", ""))
+        if value.strip() and not _TEMPLATE.search(value) and occurs(value, opening):
+            raise ScenarioError(
+                f"{source}: the opening says fact {fact.get('key')!r} ({value!r}), whose disclosure is "
+                f"{fact.get('disclosure', 'on_ask')!r}: write {{{{{fact.get('key')}}}}} there and make it "
+                'disclosure = "opening"'
+            )
 
 
 def _check_views(scenario: Scenario, source: str) -> None:

@@ -13,6 +13,7 @@ from enterprise_envs.cli import main
 RECORD_FIELDS = {
     "scenario", "scenario_version", "seed", "package_version", "spec_version", "surface", "user_backend",
     "persona_variant", "messages", "faults", "outcome", "reward", "verdict", "steps", "tool_calls", "seconds",
+    "user_turns", "final_view",
 }  # fmt: skip
 
 
@@ -41,6 +42,20 @@ def test_run_writes_jsonl_and_fidelity_reads_it(tmp_path: Path, capsys: pytest.C
         assert calls and all(m["tool_calls"][0]["type"] == "function" for m in calls)
     assert main(["fidelity", str(out)]) == 0  # integrity metrics all zero for the rule user
     assert "leak_rate" in capsys.readouterr().out
+    assert main(["fidelity", "--json", str(out)]) == 0
+    metrics = json.loads(capsys.readouterr().out)["metrics"]
+    turns = sum(len([m for m in r["messages"] if m["role"] == "user"]) for r in records)
+    # The records carry the turn records and final views, so these are measured, not n/a.
+    assert metrics["guard_hit_rate"]["total"] == turns and metrics["false_stop_rate"]["total"] == 6
+    # A leaking user fails the gate: a later answer (facts told when asked) moved into the opening.
+    leaky, answer = next(
+        (record, turn["text"]) for record in records for turn in record["user_turns"][1:] if turn["disclosed"]
+    )
+    opening = next(m for m in leaky["messages"] if m["role"] == "user")
+    opening["content"] += " " + answer
+    (tmp_path / "leaky.jsonl").write_text(json.dumps(leaky) + "\n")
+    assert main(["fidelity", str(tmp_path / "leaky.jsonl")]) == 1
+    assert "FAIL" in capsys.readouterr().out
 
 
 def test_random_agent_runs_and_mostly_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -38,9 +38,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from enterprise_envs.scenarios.users.acts import value_pattern
+from enterprise_envs.scenarios.users.acts import parse_agent_message, value_pattern
 from enterprise_envs.scenarios.users.persona import Disclosure, Fact, FactKind, Persona, Register, UserView
-from enterprise_envs.scenarios.users.turns import Message, UserTurn
+from enterprise_envs.scenarios.users.turns import AgentAct, Message, Terminal, UserTurn
 
 __all__ = [
     "ABANDON_MARKERS",
@@ -786,8 +786,16 @@ def role_swap_reasons(text: str, persona: Persona, turn: int) -> list[str]:
         reasons.append("markdown")
     if _BRACES.search(text):
         reasons.append("tool syntax")
-    count = len(words(text))
-    limit = role_swap_limit(persona, turn)
+    # The persona's own facts (a change's plans, say) are the user's to tell at length: their
+    # values do not count, and each fact told allows the words of its authored phrasing.
+    said, allowance = text, 0
+    for fact in persona.facts:
+        pattern = value_pattern(fact.value)
+        if pattern is not None and pattern.search(said):
+            said = pattern.sub(" ", said)
+            allowance += len(words((fact.phrasing or "").replace("{value}", " ")))
+    count = len(words(said))
+    limit = role_swap_limit(persona, turn) + allowance
     if count > limit:
         reasons.append(f"{count} words > {limit}")
     return reasons
@@ -812,7 +820,9 @@ def role_swap_rate(transcripts: Transcript | Iterable[Transcript]) -> Ratio:
     lines (``1.``/``1)``) or bulleted lines, a markdown header or ``**bold**``, tool syntax (as
     for coaching), or more words than :data:`ROLE_SWAP_LENGTH_FACTOR` (3) times the typical
     length of the persona's register (:data:`TYPICAL_WORDS`: terse 8, neutral 16, wordy 26;
-    for the opening, the persona's own opening, filled, when it is longer).
+    for the opening, the persona's own opening, filled, when it is longer). Words of the
+    persona's fact values do not count toward the length, and each fact told adds the words of its
+    authored ``phrasing`` to the limit: telling a long fact is not talking like the agent.
     """
     total = Ratio()
     for transcript in _many(transcripts):
@@ -855,8 +865,11 @@ def _unknown_check(transcripts: Transcript | Iterable[Transcript]) -> tuple[Rati
         for turn, prior, text, agent_before in transcript.exchanges():
             if prior is None:
                 continue
+            asked = {
+                act.key for act in parse_agent_message(persona, prior) if act.act is AgentAct.ASK_UNKNOWN
+            }
             for unknown in persona.unknowns:
-                if not _asked(unknown.asked_by, prior):
+                if unknown.key not in asked:
                     continue
                 said = _has_marker(text, DONT_KNOW_MARKERS, fuzzy=True) or bool(
                     unknown.reply and _norm(unknown.reply) in _norm(text)
@@ -876,7 +889,9 @@ def _unknown_check(transcripts: Transcript | Iterable[Transcript]) -> tuple[Rati
 def unknown_honesty(transcripts: Transcript | Iterable[Transcript]) -> Ratio:
     """Unknown honesty: asks for an unknown answered with "I don't know", over such asks.
 
-    An agent message *asks for an unknown* when it matches the unknown's ``asked_by`` patterns; the
+    An agent message *asks for an unknown* when the rule user's parser reads it as a request for
+    it (:func:`~enterprise_envs.scenarios.users.acts.parse_agent_message`: a pattern in a sentence
+    that asks, not negated, not about the agent; "approved by your manager" asks nothing); the
     answer is the user turn right after it. The answer is *honest* when it contains a
     :data:`DONT_KNOW_MARKERS` phrase (or the unknown's own ``reply``) and no value-like span: a
     whitespace-delimited token containing a digit, or an e-mail address, unless it is part of a
@@ -939,8 +954,11 @@ def _repeat_check(transcripts: Transcript | Iterable[Transcript]) -> tuple[Ratio
         given: set[str] = set()
         for turn, prior, text, _agent in transcript.exchanges():
             if prior is not None:
+                asked = {
+                    act.key for act in parse_agent_message(persona, prior) if act.act is AgentAct.ASK_FACT
+                }
                 for fact in persona.facts:
-                    if fact.key in given and _asked(fact.asked_by, prior) and not _left(text):
+                    if fact.key in given and fact.key in asked and not _left(text):
                         ok = _has_marker(text, PUSHBACK_MARKERS, fuzzy=True) or value_occurs(fact.value, text)
                         total += Ratio(int(ok), 1)
                         if not ok:
@@ -957,11 +975,11 @@ def repeat_findings(transcripts: Transcript | Iterable[Transcript]) -> list[Find
 def repeat_pushback(transcripts: Transcript | Iterable[Transcript]) -> Ratio:
     """Pushback given a repeated question: repeats answered with pushback or the same value, over repeats.
 
-    A *repeat* is an agent message matching the ``asked_by`` patterns of a fact whose value already
-    occurs in an earlier user turn. It is handled when the next user turn contains a
-    :data:`PUSHBACK_MARKERS` phrase ("I already told you", "as I said", ...) or the same value
-    again. Each (agent message, fact) pair counts once, except when the answer abandons the
-    conversation (an :data:`ABANDON_MARKERS` phrase).
+    A *repeat* is an agent message asking for a fact (read by the rule user's parser, as for
+    :func:`unknown_honesty`) whose value already occurs in an earlier user turn. It is handled
+    when the next user turn contains a :data:`PUSHBACK_MARKERS` phrase ("I already told you",
+    "as I said", ...) or the same value again. Each (agent message, fact) pair counts once,
+    except when the answer abandons the conversation (an :data:`ABANDON_MARKERS` phrase).
     """
     return _repeat_check(transcripts)[0]
 
@@ -993,8 +1011,12 @@ def _false_stop_check(transcripts: Transcript | Iterable[Transcript]) -> tuple[R
             continue
         turn, prior, text, _agent = exchanges[-1]
         done = bool(transcript.final_view.get(transcript.persona.done_when, False))
-        after_transfer = prior is not None and _has_marker(prior, TRANSFER_MARKERS)
-        stop = turn > 0 and not done and not after_transfer and claims_done(text)
+        if len(transcript.turns) == len(exchanges):
+            # The simulator's record says whether it ended the conversation satisfied.
+            stop = turn > 0 and not done and transcript.turns[-1].terminal is Terminal.DONE
+        else:
+            after_transfer = prior is not None and _has_marker(prior, TRANSFER_MARKERS)
+            stop = turn > 0 and not done and not after_transfer and claims_done(text)
         total += Ratio(int(stop), 1)
         if stop:
             found.append(Finding("false_stop", _label(transcript, index), turn, text[:80]))
@@ -1004,10 +1026,12 @@ def _false_stop_check(transcripts: Transcript | Iterable[Transcript]) -> tuple[R
 def false_stop_rate(transcripts: Transcript | Iterable[Transcript]) -> Ratio:
     """False-stop rate: conversations ended by a satisfied user whose goal is not met.
 
-    Over the conversations with a ``final_view``: the last user turn (not the opening) claims the
+    Over the conversations with a ``final_view``: the final view's ``done_when`` key is false or
+    missing, and the last user turn (not the opening) ended the conversation as satisfied. With
+    turn records, that is the record's ``terminal`` being ``done``; without, the text claims the
     goal is met or says goodbye (:func:`claims_done`: a success or farewell phrase, no deny or
-    abandon phrase), the agent message just before it does not hand the user over
-    (:data:`TRANSFER_MARKERS`), and the final view's ``done_when`` key is false or missing.
+    abandon phrase) and the agent message just before it does not hand the user over
+    (:data:`TRANSFER_MARKERS`).
     """
     return _false_stop_check(transcripts)[0]
 

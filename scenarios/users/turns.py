@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from enterprise_envs.scenarios.users.persona import Mood, Persona, UserView
 
@@ -84,6 +84,37 @@ class UserTurn:
     unanswered: tuple[str, ...] = ()
     backend: str = "rules"
     guard_hits: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        """The turn as JSON-ready data (enums as their values), for run logs."""
+        return {
+            "text": self.text,
+            "intent": self.intent.value,
+            "acts": list(self.acts),
+            "disclosed": list(self.disclosed),
+            "terminal": self.terminal.value if self.terminal is not None else None,
+            "patience_left": self.patience_left,
+            "mood": self.mood.value,
+            "unanswered": list(self.unanswered),
+            "backend": self.backend,
+            "guard_hits": list(self.guard_hits),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> UserTurn:
+        """The turn :meth:`to_dict` wrote."""
+        return cls(
+            text=data["text"],
+            intent=UserIntent(data["intent"]),
+            acts=tuple(data.get("acts", ())),
+            disclosed=tuple(data.get("disclosed", ())),
+            terminal=Terminal(data["terminal"]) if data.get("terminal") else None,
+            patience_left=data.get("patience_left", 0),
+            mood=Mood(data.get("mood", Mood.CALM.value)),
+            unanswered=tuple(data.get("unanswered", ())),
+            backend=data.get("backend", "rules"),
+            guard_hits=tuple(data.get("guard_hits", ())),
+        )
 
 
 class UserSimulator(Protocol):

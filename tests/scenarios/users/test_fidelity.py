@@ -17,11 +17,12 @@ from enterprise_envs.scenarios.users.persona import (
     FactKind,
     Persona,
     Refusal,
+    Register,
     StepOutcome,
     Style,
     Unknown,
 )
-from enterprise_envs.scenarios.users.turns import Message, UserIntent, UserTurn
+from enterprise_envs.scenarios.users.turns import Message, Terminal, UserIntent, UserTurn
 from tests.strategies import HOSTILE_TEXT, examples
 
 PERSONA = Persona(
@@ -355,6 +356,58 @@ def test_false_stop_needs_a_satisfied_ending_and_an_unmet_goal() -> None:
     unknown_view = convo("Hi", "Fixed.", "Works now, bye.")
     assert fm.false_stop_rate(unknown_view) == Ratio(0, 0)
     assert fm.false_stop_rate([stop, done, deny, abandon, transfer, unknown_view]) == Ratio(1, 5)
+
+
+def test_false_stop_reads_the_turn_records_when_there_are_some() -> None:
+    """With records, the simulator's own terminal decides; text that sounds done is not a stop."""
+    texts = ("Hi, VPN down.", "Sorry, I can't do that.", "I need it fixed; the last one is fixed now.")
+    records = (
+        UserTurn(texts[0], UserIntent.OPENING),
+        UserTurn(texts[2], UserIntent.RESTATE),
+    )
+    restated = convo(*texts, final_view={"vpn_ok": False}, turns=records)
+    assert fm.claims_done(texts[2])  # the text alone would be read as a satisfied stop
+    assert fm.false_stop_rate(restated) == Ratio(0, 1)
+    stopped = (records[0], UserTurn(texts[2], UserIntent.ACCEPT, terminal=Terminal.DONE))
+    assert fm.false_stop_rate(convo(*texts, final_view={"vpn_ok": False}, turns=stopped)) == Ratio(1, 1)
+
+
+def test_asks_are_read_as_the_rule_user_reads_them() -> None:
+    """A sentence that names an item without asking for it is no ask (unknowns and repeats)."""
+    mention = convo(
+        "Hi, VPN down.",
+        "Your client version will be updated by the network team.",
+        "OK.",
+        "Your office is on the list too.",
+        "Sure.",
+        persona=PERSONA,
+    )
+    assert fm.unknown_honesty(mention) == Ratio(0, 0)
+    asked = convo("Hi, VPN down.", "Which client version do you use?", "No idea, sorry.")
+    assert fm.unknown_honesty(asked) == Ratio(1, 1)
+    again = convo("Hi", "Which office are you in?", "Leeds.", "Your office is noted.", "OK.")
+    assert fm.repeat_pushback(again) == Ratio(0, 0)
+    repeated = convo("Hi", "Which office are you in?", "Leeds.", "Which office again?", "As I said, Leeds.")
+    assert fm.repeat_pushback(repeated) == Ratio(1, 1)
+
+
+def test_role_swap_length_allows_the_personas_own_fact_phrasings() -> None:
+    plans = "back up, patch, reboot, then check every service and run the smoke tests before noon"
+    persona = PERSONA.model_copy(
+        update={
+            "facts": [
+                *PERSONA.facts,
+                Fact(
+                    key="plans", value=plans, phrasing="Here are the plans, as agreed with the team: {value}."
+                ),
+            ],
+            "style": PERSONA.style.model_copy(update={"wording": Register.TERSE}),
+        }
+    )
+    told = f"Sure. Here are the plans, as agreed with the team: {plans}. Thanks."
+    assert fm.role_swap_reasons(told, persona, 3) == []
+    rambling = "Sure. " + " ".join(["very"] * 40) + f" {plans}."  # 41 words: over 24 + the 9 allowed
+    assert fm.role_swap_reasons(rambling, persona, 3)
 
 
 # --- guard hits ------------------------------------------------------------------------------------

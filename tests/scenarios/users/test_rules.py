@@ -595,3 +595,12 @@ def test_decide_is_the_branch_without_words() -> None:
     assert decision.intent is UserIntent.DENY
     assert (decision.cost, decision.left, decision.terminal) == (4, 10, None)
     assert decide(persona, history(persona, transcript), done=True).terminal is Terminal.DONE
+
+
+def test_user_turn_records_survive_a_json_round_trip() -> None:
+    import json
+
+    _, turns = converse(vpn_persona(), ["Your employee ID?", "Your password?", "It's fixed now."], DONE)
+    assert any(turn.terminal is not None for turn in turns) and any(turn.disclosed for turn in turns)
+    for turn in turns:
+        assert UserTurn.from_dict(json.loads(json.dumps(turn.to_dict()))) == turn
