@@ -794,11 +794,23 @@ def role_swap_reasons(text: str, persona: Persona, turn: int) -> list[str]:
         if pattern is not None and pattern.search(said):
             said = pattern.sub(" ", said)
             allowance += len(words((fact.phrasing or "").replace("{value}", " ")))
-    count = len(words(said))
+    count = len(_without_words_of(words(said), words(persona.goal)))
     limit = role_swap_limit(persona, turn) + allowance
     if count > limit:
         reasons.append(f"{count} words > {limit}")
     return reasons
+
+
+def _without_words_of(text_words: list[str], own: list[str]) -> list[str]:
+    """What the user says beyond its own authored text.
+
+    ``text_words`` without the words of ``own`` (case-insensitive, one typo allowed as the style
+    pass makes them).
+    """
+    vocabulary = {word.casefold() for word in own}
+    return [
+        word for word in text_words if not any(typo_equal(known, word.casefold()) for known in vocabulary)
+    ]
 
 
 def role_swap_findings(transcripts: Transcript | Iterable[Transcript]) -> list[Finding]:
@@ -821,8 +833,9 @@ def role_swap_rate(transcripts: Transcript | Iterable[Transcript]) -> Ratio:
     for coaching), or more words than :data:`ROLE_SWAP_LENGTH_FACTOR` (3) times the typical
     length of the persona's register (:data:`TYPICAL_WORDS`: terse 8, neutral 16, wordy 26;
     for the opening, the persona's own opening, filled, when it is longer). Words of the
-    persona's fact values do not count toward the length, and each fact told adds the words of its
-    authored ``phrasing`` to the limit: telling a long fact is not talking like the agent.
+    persona's fact values and its goal, restated, do not count toward the length, and each fact
+    told adds the words of its authored ``phrasing`` to the limit: telling a long fact or
+    restating one's own goal is not talking like the agent.
     """
     total = Ratio()
     for transcript in _many(transcripts):

@@ -513,3 +513,15 @@ def test_report_never_raises(pairs: list[tuple[str, str]]) -> None:
     report = fidelity_report([t, t], canaries=["admin"])
     json.dumps(report.to_dict())
     report.to_text()
+
+
+def test_restating_ones_own_goal_is_not_a_role_swap() -> None:
+    persona = PERSONA.model_copy(
+        update={"style": PERSONA.style.model_copy(update={"wording": Register.TERSE})}
+    )  # a terse user: 24 words at most
+    goal = persona.goal.lower().replace("working", "workng")  # a typo from the style pass
+    restate = f"Like I said. I need to {goal} It has been the whole day, honestly."
+    assert len(fm.words(restate)) > 24
+    assert fm.role_swap_reasons(restate, persona, 2) == []
+    lecture = restate + " " + " ".join(["please"] * 10) + " " + " ".join(["kindly"] * 10)
+    assert fm.role_swap_reasons(lecture, persona, 2)
