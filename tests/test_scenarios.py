@@ -113,3 +113,31 @@ def test_the_user_is_not_told_a_number_listed_among_others() -> None:
     assert instance.view(env.unwrapped.backend, [f"It is {before}, {number} or {after}."])[key] is False
     assert instance.view(env.unwrapped.backend, [f"Your incident is {number}."])[key] is True
     env.close()
+
+
+@pytest.mark.parametrize("agent", ["oracle", "random"])
+def test_the_rule_user_passes_every_integrity_metric_on_every_scenario(agent: str, tmp_path) -> None:
+    """Fidelity over real episodes, read back from the JSONL `run` writes, persona variants on.
+
+    No leak, canary, coaching, role swap or false stop (it found openings that leaked on_ask facts).
+    """
+    from enterprise_envs.runner import run
+    from enterprise_envs.simulator_tools import fidelity_of_runs
+
+    out = tmp_path / f"{agent}.jsonl"
+    for index, scenario_id in enumerate(sorted(registry.scenarios())):
+        part = tmp_path / f"{index}.jsonl"
+        run(
+            "ITSM-v0",
+            agent,
+            2,
+            seed=100 + 7 * index,
+            out=part,
+            env_kwargs={"scenario": scenario_id},
+            progress=None,
+        )
+        with out.open("a", encoding="utf-8") as sink:
+            sink.write(part.read_text(encoding="utf-8"))
+    report = fidelity_of_runs([out])
+    assert report.conversations == 2 * len(registry.scenarios())
+    assert report.integrity_ok(), [finding.to_dict() for finding in report.findings][:5]
