@@ -49,6 +49,8 @@ class Settings:
         tool_repeats: Samples of the fast ones (tool calls, baselines).
         episode_rounds: Timed rounds of oracle episodes (one episode per scenario each).
         memory_envs: Live backends of the memory figure.
+        memory_rounds: Rounds of oracle episodes (one per scenario) of the memory-over-episodes
+            figure.
         mcp_clients: Concurrent MCP clients.
         mcp_calls: Tool calls per client per round (at most).
         mcp_rounds: Timed rounds of the MCP load (after one warm-up round).
@@ -62,6 +64,7 @@ class Settings:
     tool_repeats: int
     episode_rounds: int
     memory_envs: int
+    memory_rounds: int
     mcp_clients: int
     mcp_calls: int
     mcp_rounds: int
@@ -76,6 +79,7 @@ QUICK = Settings(
     tool_repeats=40,
     episode_rounds=1,
     memory_envs=20,
+    memory_rounds=4,
     mcp_clients=2,
     mcp_calls=10,
     mcp_rounds=1,
@@ -89,6 +93,7 @@ FULL = Settings(
     tool_repeats=2000,
     episode_rounds=10,
     memory_envs=1000,
+    memory_rounds=180,
     mcp_clients=8,
     mcp_calls=250,
     mcp_rounds=5,
@@ -566,23 +571,58 @@ def memory_probe(count: int, chunks: int = 4) -> dict[str, Any]:
     }
 
 
-def bench_memory(settings: Settings) -> list[Figure]:
-    """RSS growth per live default-size Backend, measured in a subprocess."""
+def episode_memory_probe(rounds: int) -> dict[str, Any]:
+    """In a fresh process: RSS over ``rounds`` rounds of oracle episodes on one ITSM-v0 env.
+
+    A round plays every scenario once; RSS is read after each round, after a full collection.
+    The samples are the second half's growth per round, scaled to MiB per 1,000 episodes: by
+    then the bounded caches (parsed sentences, value matchers, param candidates) have filled,
+    so what is left is what grows with the number of episodes.
+    """
+    from enterprise_envs.agents import OracleAgent, play_episode
+
+    env = _env()
+    scenario_ids = [scenario.id for scenario in env.unwrapped.scenarios]
+    agent, seed, readings = OracleAgent(), 0, []
+    for _ in range(rounds):
+        for scenario_id in scenario_ids:
+            play_episode(env, agent, seed, {"scenario": scenario_id})
+            seed += 1
+        gc.collect()
+        readings.append(_vm_rss_kib())
+    env.close()
+    half = readings[len(readings) // 2 - 1 :]
+    per_round = len(scenario_ids)
+    samples = [
+        (after - before) / 1024 * 1000 / per_round for before, after in zip(half, half[1:], strict=False)
+    ]
+    return {
+        "samples": samples,
+        "episodes": seed,
+        "first_mib": readings[0] / 1024,
+        "last_mib": readings[-1] / 1024,
+    }
+
+
+def _probe(function: str, argument: int) -> dict[str, Any]:
+    """Run one of this module's probes in a fresh Python process; its JSON result."""
     code = (
         "import json, sys\n"
-        "from enterprise_envs.bench import memory_probe\n"
-        "print(json.dumps(memory_probe(int(sys.argv[1]))))\n"
+        f"from enterprise_envs.bench import {function}\n"
+        f"print(json.dumps({function}(int(sys.argv[1]))))\n"
     )
     completed = subprocess.run(
-        [sys.executable, "-c", code, str(settings.memory_envs)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
+        [sys.executable, "-c", code, str(argument)], capture_output=True, text=True, timeout=600, check=False
     )
     if completed.returncode != 0:
-        raise RuntimeError(f"memory probe failed:\n{completed.stderr}")
-    result = json.loads(completed.stdout.strip().splitlines()[-1])
+        raise RuntimeError(f"{function} failed:\n{completed.stderr}")
+    return json.loads(completed.stdout.strip().splitlines()[-1])
+
+
+def bench_memory(settings: Settings) -> list[Figure]:
+    """RSS per live default-size Backend, and RSS over many episodes, each in a subprocess."""
+    result = _probe("memory_probe", settings.memory_envs)
+    episodes = _probe("episode_memory_probe", settings.memory_rounds)
     return [
         Figure(
             "memory.per_env",
@@ -593,7 +633,16 @@ def bench_memory(settings: Settings) -> list[Figure]:
             result["samples"],
             budget=2.0,
             extra={k: v for k, v in result.items() if k != "samples"},
-        )
+        ),
+        Figure(
+            "memory.per_1000_episodes",
+            "memory",
+            f"VmRSS growth per 1,000 oracle episodes on one env, over the second half of "
+            f"{episodes['episodes']} episodes in a subprocess (one sample per round of every scenario)",
+            "MiB",
+            episodes["samples"],
+            extra={k: v for k, v in episodes.items() if k != "samples"},
+        ),
     ]
 
 
@@ -1030,6 +1079,7 @@ __all__ = [
     "Settings",
     "format_value",
     "mcp_client_probe",
+    "episode_memory_probe",
     "memory_probe",
     "percentile",
     "run_bench",
