@@ -55,7 +55,7 @@ def like_clause(expression: str) -> str:
     """``expression LIKE ?`` (case-insensitive, backslash escapes), the pattern bound as a parameter.
 
     The pattern goes through ``CAST(? AS TEXT)`` so that SQLite's LIKE optimization never inspects
-    the bound value: when it does, the first such statement after each snapshot restore costs
+    the bound value: when it does, the first such statement after each deserialize costs
     ~0.8 ms instead of ~0.05 ms (SQLite 3.40; measured by ``enterprise-envs bench``, see
     docs/performance.md). The optimization could never help here anyway: our indexes are
     BINARY-collated and LIKE is case-insensitive.
