@@ -38,13 +38,12 @@ from pydantic import (
 )
 
 from enterprise_envs.mocks._core.schema import Catalog
+from enterprise_envs.verifiers.transcript import RECORD_NUMBER
 
 Op = Literal["insert", "update", "delete"]
 _ID = r"^[a-z_][a-z0-9_]*$"
 _PARAM = re.compile(r"\{\{\s*([A-Za-z0-9_.\-]+)\s*\}\}")
 _FLAGS = frozenset({"nonempty", "empty", "changed", "unchanged"})
-#: A record number (its rivals are the numbers with its prefix; see transcript.says).
-_NUMBER = re.compile(r"^[A-Za-z]{2,5}\d{7}$")
 _ENTRY_REF = re.compile(r"^\$([a-z_][a-z0-9_]*)(?:\.([a-z_][a-z0-9_]*))?$")
 
 
@@ -287,7 +286,7 @@ class CommunicateCheck(_Strict):
         if (
             self.exclusive
             and not self.rivals
-            and (self.any_of is not None or literal and not _NUMBER.match(self.value))
+            and (self.any_of is not None or literal and not RECORD_NUMBER.fullmatch(self.value))
         ):
             raise ValueError("exclusive needs rivals (only a record number has its own: same prefix)")
         return self

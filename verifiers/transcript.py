@@ -15,8 +15,9 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
-#: A record number: a short letter prefix and seven digits (INC0010041, RITM0010002).
-_NUMBER = re.compile(r"([a-z]{2,5})(\d{7})")
+#: A record number (use ``fullmatch``): a short letter prefix and seven digits (INC0010041,
+#: RITM0010002). Its rivals in :func:`says` are the other numbers with its prefix.
+RECORD_NUMBER = re.compile(r"([a-z]{2,5})(\d{7})", re.IGNORECASE)
 #: Words that join the items of a list, so that a value and a rival with only these (and
 #: punctuation) between them are listed side by side: "INC1, INC2 or INC3", "New and/or On Hold".
 _LIST_JOINERS = frozenset({"or", "and", "either", "nor"})
@@ -50,14 +51,14 @@ def _spans(have: Sequence[str], wanted: Sequence[str]) -> list[tuple[int, int]]:
 
 def _number_rivals(have: Sequence[str], value: Sequence[str]) -> list[tuple[int, int]]:
     """Other record numbers of the value's kind (same prefix) in a message, when the value is one."""
-    match = _NUMBER.fullmatch(value[0]) if len(value) == 1 else None
+    match = RECORD_NUMBER.fullmatch(value[0]) if len(value) == 1 else None
     if match is None:
         return []
     prefix = match.group(1)
     return [
         (index, index + 1)
         for index, token in enumerate(have)
-        if token != value[0] and (other := _NUMBER.fullmatch(token)) and other.group(1) == prefix
+        if token != value[0] and (other := RECORD_NUMBER.fullmatch(token)) and other.group(1) == prefix
     ]
 
 

@@ -514,6 +514,11 @@ def value_occurs(value: str, text: str) -> bool:
     return bool(pattern and pattern.search(text))
 
 
+def _asked_keys(persona: Persona, text: str, act: AgentAct) -> set[str | None]:
+    """The items an agent message asks for, as the rule user's parser reads it (a real request)."""
+    return {parsed.key for parsed in parse_agent_message(persona, text) if parsed.act is act}
+
+
 def _asked(patterns: Iterable[str], text: str) -> bool:
     return any(re.search(pattern, text, re.IGNORECASE) for pattern in patterns)
 
@@ -791,9 +796,10 @@ def role_swap_reasons(text: str, persona: Persona, turn: int) -> list[str]:
     said, allowance = text, 0
     for fact in persona.facts:
         pattern = value_pattern(fact.value)
-        if pattern is not None and pattern.search(said):
-            said = pattern.sub(" ", said)
-            allowance += len(words((fact.phrasing or "").replace("{value}", " ")))
+        if pattern is not None:
+            said, told = pattern.subn(" ", said)
+            if told:
+                allowance += len(words((fact.phrasing or "").replace("{value}", " ")))
     count = len(_without_words_of(words(said), words(persona.goal)))
     limit = role_swap_limit(persona, turn) + allowance
     if count > limit:
@@ -878,9 +884,7 @@ def _unknown_check(transcripts: Transcript | Iterable[Transcript]) -> tuple[Rati
         for turn, prior, text, agent_before in transcript.exchanges():
             if prior is None:
                 continue
-            asked = {
-                act.key for act in parse_agent_message(persona, prior) if act.act is AgentAct.ASK_UNKNOWN
-            }
+            asked = _asked_keys(persona, prior, AgentAct.ASK_UNKNOWN)
             for unknown in persona.unknowns:
                 if unknown.key not in asked:
                     continue
@@ -967,9 +971,7 @@ def _repeat_check(transcripts: Transcript | Iterable[Transcript]) -> tuple[Ratio
         given: set[str] = set()
         for turn, prior, text, _agent in transcript.exchanges():
             if prior is not None:
-                asked = {
-                    act.key for act in parse_agent_message(persona, prior) if act.act is AgentAct.ASK_FACT
-                }
+                asked = _asked_keys(persona, prior, AgentAct.ASK_FACT)
                 for fact in persona.facts:
                     if fact.key in given and fact.key in asked and not _left(text):
                         ok = _has_marker(text, PUSHBACK_MARKERS, fuzzy=True) or value_occurs(fact.value, text)
