@@ -9,19 +9,32 @@ Accepted (as a JSON string or an already-decoded dict):
 - ``{"end": true}``.
 
 Anything else is an :class:`ActionError` with a message for the agent; parsing never raises
-anything else.
+anything else. The action first passes the input boundary
+(:func:`enterprise_envs.mocks._core.inputs.plain_json`): JSON text is parsed with bounded work,
+and whatever the agent sent becomes a fresh plain-JSON value (string keys, JSON scalars, bounded
+depth and size) or is refused. Tool names and messages are bounded here; argument values are
+checked against the tool's own schema by the backend.
 """
 
 from __future__ import annotations
 
-import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from enterprise_envs.mocks._core.inputs import InputError, loads, plain_json, text_problem
 
 FORMS = (
     'Send one JSON action: {"tool": "<name>", "arguments": {...}} to call a tool, '
     '{"message": "<text>"} to talk to the user, or {"end": true} to finish.'
 )
+
+
+#: The longest message an agent may send the user (the MCP ``send_message_to_user`` tool
+#: advertises the same bound). Longer messages are refused before any work.
+MAX_MESSAGE_CHARS = 8000
+#: Tool names: what OpenAI function names and MCP tool names allow (no tool has another form).
+TOOL_NAME = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
 
 
 class ActionError(ValueError):
@@ -57,17 +70,11 @@ def parse_action(raw: Any) -> Action:
     Raises:
         ActionError: Unparseable or of no known form.
     """
-    data = raw
-    if isinstance(raw, bytes | bytearray):
-        try:
-            data = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise ActionError(f"The action is not UTF-8 text. {FORMS}") from None
-    if isinstance(data, str):
-        try:
-            data = json.loads(data)
-        except (json.JSONDecodeError, RecursionError):
-            raise ActionError(f"The action is not valid JSON. {FORMS}") from None
+    try:
+        data = loads(raw) if isinstance(raw, str | bytes | bytearray) else raw
+        data = plain_json(data, check_text=False)
+    except InputError as error:
+        raise ActionError(f"The action was refused: {error}. {FORMS}") from None
     if not isinstance(data, dict):
         raise ActionError(f"The action must be a JSON object. {FORMS}")
     if isinstance(data.get("tool_calls"), list):
@@ -90,17 +97,20 @@ def parse_action(raw: Any) -> Action:
 
 
 def _name(value: Any) -> str:
-    if not isinstance(value, str) or not value:
-        raise ActionError(f"The tool name must be a non-empty string. {FORMS}")
+    if not isinstance(value, str) or not TOOL_NAME.fullmatch(value):
+        raise ActionError(
+            "The tool name must be a string of 1 to 128 letters, digits, '_', '-' or '.' "
+            f"(the tools are listed in info['tools']). {FORMS}"
+        )
     return value
 
 
 def _arguments(value: Any) -> dict[str, Any]:
     if isinstance(value, str):
         try:
-            value = json.loads(value) if value.strip() else {}
-        except (json.JSONDecodeError, RecursionError):
-            raise ActionError("The tool arguments are not valid JSON.") from None
+            value = loads(value) if value.strip() else {}
+        except InputError as error:
+            raise ActionError(f"The tool arguments were refused: {error}.") from None
     if not isinstance(value, dict):
         raise ActionError("The tool arguments must be a JSON object.")
     return value
@@ -109,4 +119,12 @@ def _arguments(value: Any) -> dict[str, Any]:
 def _text(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ActionError(f"The message must be non-empty text. {FORMS}")
+    if len(value) > MAX_MESSAGE_CHARS:
+        raise ActionError(
+            f"The message is too long ({len(value)} characters; at most {MAX_MESSAGE_CHARS}). Say it in "
+            "fewer words."
+        )
+    problem = text_problem(value)
+    if problem is not None:
+        raise ActionError(f"The message was refused: it {problem}.")
     return value

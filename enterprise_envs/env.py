@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import random
 from collections.abc import Iterable, Mapping
@@ -14,11 +13,12 @@ from enterprise_envs import registry
 from enterprise_envs.actions import ActionError, EndAction, MessageAction, ToolAction, parse_action
 from enterprise_envs.mocks._core.backend import Backend, CallResult
 from enterprise_envs.mocks._core.faults import FaultConfig
+from enterprise_envs.mocks._core.inputs import json_text
 from enterprise_envs.scenarios.format import Scenario, ScenarioError
 from enterprise_envs.scenarios.instance import ScenarioInstance, draw_instance
 from enterprise_envs.scenarios.loader import instructions
 from enterprise_envs.scenarios.users.turns import Message, UserSimulator, UserTurn
-from enterprise_envs.spaces import action_space, observation_space
+from enterprise_envs.spaces import MAX_NAME, MAX_TEXT, action_space, observation_space
 from enterprise_envs.verifiers import EpisodeFacts, Verdict, classify, verify
 
 Observation = dict[str, str]
@@ -105,6 +105,9 @@ class EnterpriseEnv(gymnasium.Env):
         self.observation_space = observation_space()
         self.action_space = action_space()
         self._backends: dict[tuple[str, str], Backend] = {}
+        #: This env's own copy of the tool list per surface (handed out in info; a caller may
+        #: adapt it in place without touching any other env or any validator).
+        self._tool_lists: dict[str, list[dict[str, Any]]] = {}
         #: Param candidates per world and query (drawn from pristine worlds, so reusable).
         self._candidates: dict[tuple, list[str]] = {}
         #: The last tool call's full result (status, headers, body), for harnesses such as MCP.
@@ -145,7 +148,9 @@ class EnterpriseEnv(gymnasium.Env):
         #: The simulator's record of each user turn (intent, disclosures, guard hits), in order.
         self.user_turns: list[UserTurn] = []
         tools = backend.surface
-        self._tools_for_agent = tools.openai_tools()
+        if tools.name not in self._tool_lists:
+            self._tool_lists[tools.name] = tools.openai_tools()
+        self._tools_for_agent = self._tool_lists[tools.name]
         opening = self._user_turn()
         info = {
             "scenario": scenario.id,
@@ -238,7 +243,7 @@ class EnterpriseEnv(gymnasium.Env):
     def _tool(self, action: ToolAction) -> Observation:
         self.tool_calls += 1
         call_id = f"call_{self.tool_calls}"
-        arguments = json.dumps(action.arguments, ensure_ascii=False, sort_keys=True)
+        arguments = json_text(action.arguments)
         self.chat.append(
             {
                 "role": "assistant",
@@ -332,6 +337,11 @@ class EnterpriseEnv(gymnasium.Env):
 
     @staticmethod
     def _observation(role: str, name: str, content: str) -> Observation:
+        """An observation that lies in ``observation_space`` whatever the tool or the text was."""
+        if len(name) > MAX_NAME:
+            name = name[: MAX_NAME - 3] + "..."
+        if len(content) > MAX_TEXT:
+            content = content[: MAX_TEXT - 3] + "..."
         return {"role": role, "name": name, "content": content}
 
 

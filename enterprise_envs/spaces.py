@@ -8,6 +8,8 @@ from gymnasium import spaces
 
 #: Long enough for any tool result; the real limit is memory.
 MAX_TEXT = 1 << 24
+#: Longest ``name`` (a tool name is at most 128 characters; see ``actions.TOOL_NAME``).
+MAX_NAME = 256
 #: Samples stay short: they exist for checkers and random agents, not realism.
 SAMPLE_LENGTH = 64
 
@@ -45,7 +47,7 @@ class AnyText(spaces.Text):
 
 def observation_space() -> spaces.Dict:
     """``{"role": "user" | "tool" | "error", "name": str, "content": str}``."""
-    return spaces.Dict({"role": AnyText(16, min_length=1), "name": AnyText(256), "content": AnyText()})
+    return spaces.Dict({"role": AnyText(16, min_length=1), "name": AnyText(MAX_NAME), "content": AnyText()})
 
 
 def action_space() -> AnyText:

@@ -12,7 +12,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
+
+from enterprise_envs.verifiers.text import readable
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 #: A record number (use ``fullmatch``): a short letter prefix and seven digits (INC0010041,
@@ -24,8 +28,14 @@ _LIST_JOINERS = frozenset({"or", "and", "either", "nor"})
 
 
 def tokens(text: str) -> list[str]:
-    """Normalized tokens of a text."""
-    return _TOKEN.findall(unicodedata.normalize("NFKC", text).casefold())
+    """Normalized tokens of a text (of its readable part, also after normalization grows it)."""
+    return list(_tokens(text))
+
+
+@lru_cache(maxsize=4096)
+def _tokens(text: str) -> tuple[str, ...]:
+    normalized = readable(unicodedata.normalize("NFKC", readable(text)).casefold())
+    return tuple(_TOKEN.findall(normalized))
 
 
 def mentions(messages: Iterable[str], value: str) -> bool:
@@ -33,19 +43,15 @@ def mentions(messages: Iterable[str], value: str) -> bool:
     wanted = tokens(value)
     if not wanted:
         return False
-    size = len(wanted)
-    for message in messages:
-        have = tokens(message)
-        for start in range(len(have) - size + 1):
-            if have[start : start + size] == wanted:
-                return True
-    return False
+    return any(_spans(_tokens(message), wanted) for message in messages)
 
 
 def _spans(have: Sequence[str], wanted: Sequence[str]) -> list[tuple[int, int]]:
-    size = len(wanted)
+    size, first = len(wanted), wanted[0]
     return [
-        (start, start + size) for start in range(len(have) - size + 1) if have[start : start + size] == wanted
+        (start, start + size)
+        for start, token in enumerate(have)
+        if token == first and list(have[start : start + size]) == list(wanted)
     ]
 
 
@@ -62,13 +68,31 @@ def _number_rivals(have: Sequence[str], value: Sequence[str]) -> list[tuple[int,
     ]
 
 
-def _listed_with(have: Sequence[str], span: tuple[int, int], rivals: list[tuple[int, int]]) -> bool:
-    """Whether a rival stands next to the span with only list joiners between them."""
-    for start, end in rivals:
-        gap = have[end : span[0]] if end <= span[0] else have[span[1] : start] if start >= span[1] else None
-        if gap is not None and all(token in _LIST_JOINERS for token in gap):
+def _listing(have: Sequence[str], rivals: list[tuple[int, int]]):
+    """A test of spans: does a rival stand next to it with only list joiners between them?
+
+    O(log n) per span (bisection over the rivals and the non-joiner tokens), so a message that
+    repeats a value and its rivals hundreds of times costs no more than reading it.
+    """
+    non_joiners = [index for index, token in enumerate(have) if token not in _LIST_JOINERS]
+    ends = sorted(end for _start, end in rivals)
+    starts = sorted(start for start, _end in rivals)
+
+    def listed(span: tuple[int, int]) -> bool:
+        start, end = span
+        # A rival before: it ends at or before the span, after the last non-joiner before it.
+        index = bisect_left(non_joiners, start) - 1
+        last = non_joiners[index] if index >= 0 else -1
+        before = bisect_right(ends, start)
+        if before and ends[before - 1] > last:
             return True
-    return False
+        # A rival after: it starts at or after the span's end, no later than the next non-joiner.
+        index = bisect_left(non_joiners, end)
+        first = non_joiners[index] if index < len(non_joiners) else len(have)
+        after = bisect_left(starts, end)
+        return after < len(starts) and starts[after] <= first
+
+    return listed
 
 
 def says(messages: Iterable[str], value: str, rivals: Iterable[str] = ()) -> bool:
@@ -94,7 +118,8 @@ def says(messages: Iterable[str], value: str, rivals: Iterable[str] = ()) -> boo
         around = _number_rivals(have, wanted) + [
             span for rival in rival_tokens for span in _spans(have, rival)
         ]
-        around = [span for span in around if span not in occurrences]
-        if any(not _listed_with(have, span, around) for span in occurrences):
+        taken = set(occurrences)
+        listed = _listing(have, [span for span in around if span not in taken])
+        if any(not listed(span) for span in occurrences):
             return True
     return False

@@ -19,6 +19,7 @@ from enterprise_envs.mocks._core.clock import SimClock
 from enterprise_envs.mocks._core.errors import ErrorKind, ToolError, invalid
 from enterprise_envs.mocks._core.faults import FaultConfig, FaultInjector
 from enterprise_envs.mocks._core.ids import IdFactory, seeded_rng
+from enterprise_envs.mocks._core.inputs import InputError, echo, plain_json
 from enterprise_envs.mocks._core.snapshot import get_snapshot, next_number
 from enterprise_envs.mocks._core.store import Row, Store, connect
 from enterprise_envs.mocks._core.system import System
@@ -242,11 +243,17 @@ class Backend:
             spec = tools.tools.get(tool) if isinstance(tool, str) else None
             self.call_index += 1
             if spec is None:
-                return self._error(
-                    str(tool), invalid("Unknown tool", f"No tool named {tool!r} on this surface")
-                )
+                name = echo(tool, 64)
+                return self._error(name, invalid("Unknown tool", f"No tool named '{name}' on this surface"))
             if arguments is None:
                 arguments = {}
+            try:
+                # The input boundary first: plain, bounded JSON and valid text, or a 400 that
+                # names the place and never echoes the value.
+                arguments = plain_json(arguments)
+            except InputError as error:
+                where = f"'{error.path}'" if error.path else "arguments"
+                return self._error(tool, invalid(f"Invalid argument {where}", error.reason))
             try:
                 spec.validate(arguments)
             except ToolError as error:

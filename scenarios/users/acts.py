@@ -21,12 +21,14 @@ would have ended the conversation there.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from enterprise_envs.scenarios.users.persona import Persona, compiled
 from enterprise_envs.scenarios.users.turns import AgentAct, Message, UserIntent
+from enterprise_envs.verifiers.text import pieces, readable, value_tokens
 
 __all__ = [
     "CHECK",
@@ -157,14 +159,10 @@ INTERROGATIVE = re.compile(
 #: reconnect", "I'll escalate it if that fails" ("resolved after the restart" is still a claim).
 CONDITION_AFTER = re.compile(r"\b(?:if|unless|once|in case|otherwise)\b", re.IGNORECASE)
 
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 _CLAUSE_BREAK = re.compile(r"[,;:]|\s(?:but|and then|so|however)\s|\s[-\u2013\u2014]\s", re.IGNORECASE)
-_VALUE_TOKEN = re.compile(r"[^\s\"'`]*\d[^\s\"'`]*|[^\s@]+@[^\s@]+")
 _QUOTED = re.compile(
     r"\"([^\"\n]{1,80})\"|(?<!\w)'([^'\n]{1,80})'(?!\w)|`([^`\n]{1,80})`|\u201c([^\u201d\n]{1,80})\u201d"
 )
-_TRAILING = ".,;:!?)]}>"
-_LEADING = "([{<"
 
 
 @dataclass(frozen=True)
@@ -189,25 +187,35 @@ class ParsedAct:
 
 
 def sentences(text: str) -> list[str]:
-    """The sentences of a message (split after ``.``, ``!``, ``?`` and at line breaks)."""
-    return [part.strip() for part in _SENTENCE_SPLIT.split(text) if part and part.strip()]
+    """The sentences of a message (split after ``.``, ``!``, ``?`` and at line breaks).
+
+    Bounded reading (:func:`enterprise_envs.verifiers.text.pieces`): a very long sentence comes
+    in pieces, so every pattern below runs on at most a few hundred characters at a time.
+    """
+    return list(pieces(text))
 
 
 def _compiled(pattern: str) -> re.Pattern[str]:
     return compiled(pattern, re.IGNORECASE)
 
 
+@lru_cache(maxsize=8192)
+def _clause_breaks(sentence: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(starts, ends) of the clause breaks of a sentence, found once."""
+    found = list(_CLAUSE_BREAK.finditer(sentence))
+    return tuple(match.start() for match in found), tuple(match.end() for match in found)
+
+
 def _clause_start(sentence: str, position: int) -> int:
-    start = 0
-    for match in _CLAUSE_BREAK.finditer(sentence, 0, position):
-        if match.end() <= position:
-            start = match.end()
-    return start
+    ends = _clause_breaks(sentence)[1]
+    index = bisect_right(ends, position)
+    return ends[index - 1] if index else 0
 
 
 def _clause_end(sentence: str, position: int) -> int:
-    match = _CLAUSE_BREAK.search(sentence, position)
-    return match.start() if match else len(sentence)
+    starts = _clause_breaks(sentence)[0]
+    index = bisect_right(starts, position - 1)
+    return starts[index] if index < len(starts) else len(sentence)
 
 
 def _is_question(sentence: str) -> bool:
@@ -248,12 +256,14 @@ def _asks(patterns: tuple[str, ...], sentence: str) -> bool:
 
     Cached (a pure function of its arguments): agents repeat their sentences across episodes.
     """
+    if REQUEST_CUES.search(sentence) is None:
+        return False
     for _match, clause, before in _matches(patterns, sentence):
         if NEGATION.search(before):
             continue
         if SELF_REFERENCE.match(clause) and not _ADDRESSED.search(before):
             continue
-        if not _ACKNOWLEDGEMENT.match(clause) and REQUEST_CUES.search(sentence):
+        if not _ACKNOWLEDGEMENT.match(clause):
             return True
     return False
 
@@ -351,7 +361,8 @@ def _parse(persona: Persona, text: str) -> list[ParsedAct]:
             seen.add(identity)
             acts.append(ParsedAct(act, key, sentence))
 
-    for sentence in sentences(text):
+    # A repeated sentence adds nothing new (acts are deduplicated), so each is read once.
+    for sentence in dict.fromkeys(sentences(text)):
         recognized = False
         # Quoted text (a ticket title the agent reads back) asks for nothing.
         bare = QUOTED.sub(" ", sentence)
@@ -383,12 +394,8 @@ def agent_values(text: str) -> list[str]:
 
 @lru_cache(maxsize=4096)
 def _agent_values(text: str) -> tuple[str, ...]:
-    found: list[str] = []
-    for match in _VALUE_TOKEN.finditer(text):
-        token = match.group(0).lstrip(_LEADING).rstrip(_TRAILING)
-        if token:
-            found.append(token)
-    for match in _QUOTED.finditer(text):
+    found = list(value_tokens(text))
+    for match in _QUOTED.finditer(readable(text)):
         quoted = next(group for group in match.groups() if group is not None).strip()
         if quoted:
             found.append(quoted)

@@ -41,6 +41,7 @@ from typing import Any
 from enterprise_envs.scenarios.users.acts import parse_agent_message, value_pattern
 from enterprise_envs.scenarios.users.persona import Disclosure, Fact, FactKind, Persona, Register, UserView
 from enterprise_envs.scenarios.users.turns import AgentAct, Message, Terminal, UserTurn
+from enterprise_envs.verifiers.text import MAX_READ_CHARS, pieces, readable, value_tokens
 
 __all__ = [
     "ABANDON_MARKERS",
@@ -133,7 +134,12 @@ class Transcript:
     label: str = ""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "messages", tuple(self.messages))
+        # The metrics read the readable part of each message (bounded work per message).
+        messages = tuple(
+            message if len(message.text) <= MAX_READ_CHARS else Message(message.role, readable(message.text))
+            for message in self.messages
+        )
+        object.__setattr__(self, "messages", messages)
         object.__setattr__(self, "turns", tuple(self.turns))
 
     def user_texts(self) -> list[str]:
@@ -414,7 +420,6 @@ COMMON_WORDS = frozenset(_COMMON.split())
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
 _WORD = re.compile(r"[^\W_]+(?:['\-][^\W_]+)*")
 _ALPHA_WORD = re.compile(r"[a-z]+(?:'[a-z]+)*")
-_VALUE_LIKE = re.compile(r"[^\s]*\d[^\s]*|[^\s@]+@[^\s@]+\.[^\s@]+")
 
 
 def _norm(text: str) -> str:
@@ -528,8 +533,11 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
+_CLAUSE_BREAKS = re.compile(r"(?<=[.!?;:])\s+|\n+")
+
+
 def _sentences(text: str) -> list[str]:
-    return [part.strip() for part in re.split(r"(?<=[.!?;:])\s+|\n+", text) if part.strip()]
+    return list(pieces(text, _CLAUSE_BREAKS))
 
 
 def _echo(value: str, agent_before: Iterable[str]) -> bool:
@@ -707,10 +715,13 @@ def persona_text(persona: Persona) -> str:
     return _norm("\n".join(parts))
 
 
+_SUGGESTION_VERB = re.compile("|".join(rf"{re.escape(verb)}\b" for verb in SUGGESTION_VERBS))
+
+
 def _suggestion(sentence: str) -> bool:
     normalized = _norm(sentence).lstrip(" \"'(-*")
     normalized = re.sub(r"^(?:ok(?:ay)?|so|and|then|also|now|pls|please|just)[,\s]+", "", normalized)
-    if any(re.match(rf"{re.escape(verb)}\b", normalized) for verb in SUGGESTION_VERBS):
+    if _SUGGESTION_VERB.match(normalized):
         return True
     return _has_marker(sentence, SUGGESTION_PHRASES)
 
@@ -814,9 +825,15 @@ def _without_words_of(text_words: list[str], own: list[str]) -> list[str]:
     pass makes them).
     """
     vocabulary = {word.casefold() for word in own}
-    return [
-        word for word in text_words if not any(typo_equal(known, word.casefold()) for known in vocabulary)
-    ]
+    known: dict[str, bool] = {}  # each distinct word is judged once
+
+    def own_word(word: str) -> bool:
+        folded = word.casefold()
+        if folded not in known:
+            known[folded] = folded in vocabulary or any(typo_equal(v, folded) for v in vocabulary)
+        return known[folded]
+
+    return [word for word in text_words if not own_word(word)]
 
 
 def role_swap_findings(transcripts: Transcript | Iterable[Transcript]) -> list[Finding]:
@@ -858,8 +875,8 @@ def role_swap_rate(transcripts: Transcript | Iterable[Transcript]) -> Ratio:
 def _value_like_spans(text: str, allowed: Iterable[str]) -> list[str]:
     allowed_text = _norm(" ".join(allowed))
     spans = []
-    for match in _VALUE_LIKE.finditer(text):
-        span = match.group(0).strip(".,;:!?()[]\"'")
+    for token in value_tokens(text):
+        span = token.strip(".,;:!?()[]")
         if span and _norm(span) not in allowed_text:
             spans.append(span)
     return spans

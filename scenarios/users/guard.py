@@ -185,13 +185,18 @@ def _public_text(context: GuardContext) -> str:
     return "\n".join([*agent, _mask_values(persona, persona.goal), _mask_values(persona, persona.opening)])
 
 
+#: Value-like strings. Each run may only start where a run of its characters starts (the
+#: lookbehinds) and is bounded, so every pattern is linear in the text (see verifiers/text.py).
 _VALUE_LIKE: tuple[re.Pattern[str], ...] = (
-    re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),  # email
+    re.compile(r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}"),  # email
     re.compile(r"\b(?:INC|RITM|REQ|CHG|PRB|KB|SCTASK|CTASK|PTASK|TASK|CS|SIR)\d{3,}\b", re.IGNORECASE),
     re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d+\b"),  # issue keys: IT-42
     re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}\b"),  # IPv4
-    re.compile(r"\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,}\b", re.IGNORECASE),  # hostnames
-    re.compile(r"\b[A-Za-z]{2,}-(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{3,}\b"),  # WS-0042, LAPTOP-7F3K2
+    re.compile(
+        r"(?<![a-z0-9.-])(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.){1,8}[a-z]{2,24}\b", re.IGNORECASE
+    ),  # hostnames
+    # WS-0042, LAPTOP-7F3K2
+    re.compile(r"(?<![A-Za-z])[A-Za-z]{2,32}-(?=[A-Za-z0-9]{0,32}\d)[A-Za-z0-9]{3,32}\b"),
     re.compile(r"\b[0-9a-f]{32}\b", re.IGNORECASE),  # sys_ids
     re.compile(r"\b\d{2,4}[-.]\d{3,4}(?:[-.]\d{2,4})?\b|\+\d[\d\s().-]{6,}\d"),  # phone numbers
     re.compile(r"\d{4,}"),
@@ -315,9 +320,11 @@ _TOOL_SYNTAX: tuple[re.Pattern[str], ...] = (
     re.compile(r"\b[a-z]+(?:_[a-z]+)+\s*\("),  # create_incident(
     re.compile(r"\bsys_id\b|\bsysparm_\w+", re.IGNORECASE),
 )
-_MD_HEADER = re.compile(r"^\s{0,3}#{1,6}\s+\S", re.MULTILINE)
-_MD_LIST = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+\S", re.MULTILINE)
-_MD_OTHER = re.compile(r"\*\*[^*\n]+\*\*|^\s*\|.*\|\s*$", re.MULTILINE)
+_MD_HEADER = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+\S", re.MULTILINE)
+# Line-anchored patterns skip only spaces and tabs: "\s*" would cross line breaks from every
+# line start (quadratic on a text of blank lines).
+_MD_LIST = re.compile(r"^[ \t]*(?:[-*+\u2022]|\d+[.)])[ \t]+\S", re.MULTILINE)
+_MD_OTHER = re.compile(r"\*\*[^*\n]+\*\*|^[ \t]*\|.*\|[ \t]*$", re.MULTILINE)
 
 
 def max_words(persona: Persona, turn: int) -> int:
