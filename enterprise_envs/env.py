@@ -204,6 +204,10 @@ class EnterpriseEnv(gymnasium.Env):
             backend.close()
         self._backends.clear()
 
+    def worlds(self) -> list[Backend]:
+        """The live worlds this env holds (one per system and world size it has used)."""
+        return list(self._backends.values())
+
     @property
     def instance(self) -> ScenarioInstance | None:
         """The current scenario instance (params, persona, expectation).

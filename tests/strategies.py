@@ -32,7 +32,59 @@ HOSTILE_TEXT = st.sampled_from(
         "x" * 5000,
         "javascript:gs.getUserID()",
         "active=true^ORDERBYnumber",
+        "\ud800",
+        "a\udfffb",
+        "nul\x00inside",
     ]
+)
+#: Text as an attacker writes it: any code point, lone surrogates and NUL included.
+RAW_TEXT = st.text(alphabet=st.characters(exclude_categories=()), max_size=30)
+#: JSON-shaped values whose strings may hold anything (surrogates, NUL).
+RAW_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**40), 2**40) | st.floats(allow_nan=False) | RAW_TEXT,
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(RAW_TEXT, children, max_size=3),
+    max_leaves=8,
+)
+
+
+def _nested(depth: int) -> Any:
+    value: Any = "leaf"
+    for _ in range(depth):
+        value = {"a": [value]}
+    return value
+
+
+def _cyclic() -> Any:
+    value: dict[str, Any] = {"tool": "search_users"}
+    value["arguments"] = value
+    return value
+
+
+#: Python values that are not plain JSON: what a careless harness or a hostile policy might pass.
+NOT_JSON = st.one_of(
+    st.sets(st.integers(), min_size=1, max_size=3),
+    st.frozensets(st.text(max_size=3), max_size=2),
+    st.binary(max_size=20),
+    st.binary(max_size=20).map(bytearray),
+    st.complex_numbers(allow_nan=False, allow_infinity=False),
+    st.sampled_from([float("nan"), float("inf"), -float("inf")]),
+    st.integers(min_value=2**53, max_value=2**200) | st.integers(max_value=-(2**53), min_value=-(2**200)),
+    st.builds(object),
+    st.dictionaries(
+        st.integers() | st.none() | st.tuples(st.integers()), st.integers(), min_size=1, max_size=2
+    ),
+    st.integers(40, 3000).map(_nested),
+    st.just(None).map(lambda _: _cyclic()),
+)
+#: Values mixing plain JSON and non-JSON anywhere inside.
+HOSTILE_VALUES = st.recursive(
+    NOT_JSON | RAW_JSON,
+    lambda children: (
+        st.lists(children, max_size=3)
+        | st.tuples(children, children)
+        | st.dictionaries(RAW_TEXT, children, max_size=3)
+    ),
+    max_leaves=6,
 )
 ANY_JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),

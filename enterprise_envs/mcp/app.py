@@ -31,7 +31,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from enterprise_envs.mcp.hub import DEFAULT_ID, Entry, Episode, EpisodeDefaults, Hub, World
+from enterprise_envs.mcp.hub import DEFAULT_ID, Entry, Episode, EpisodeDefaults, Hub, QuotaError, World
 from enterprise_envs.mcp.servers import ENV_PARAM, HUB_STATE, episode_server_for, server_for
 from enterprise_envs.mocks._core.mcp import RouteError
 from enterprise_envs.mocks._core.system import WORLD_SIZES
@@ -40,6 +40,8 @@ from enterprise_envs.mocks._core.system import WORLD_SIZES
 TOKENS_ENV = "ENTERPRISE_ENVS_TOKENS"
 MCP_PATH = "/mcp"
 CONTROL = "/control"
+#: The largest request body read (a JSON-RPC call with an 8,000-character message is ~10 KB).
+MAX_BODY_BYTES = 1 << 20
 
 
 def parse_tokens(values: Iterable[str]) -> dict[str, str]:
@@ -109,7 +111,63 @@ def create_app(
         routes=control.routes(),
     )
     setattr(app.state, HUB_STATE, hub)
+    app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
     return app
+
+
+class BodyLimit:
+    """ASGI middleware: a request body over ``max_bytes`` gets 413 before the app reads any of it.
+
+    The body is read here (bounded) and replayed to the app, so a client streaming an endless
+    body costs at most ``max_bytes`` of memory and never reaches a handler.
+    """
+
+    def __init__(self, app: Any, max_bytes: int = MAX_BODY_BYTES) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        """Serve one request (HTTP only; lifespan and other scopes pass through)."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
+            await self._too_large(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":  # the client went away
+                await self.app(scope, _replay([message], receive), send)
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_bytes:
+                await self._too_large(scope, receive, send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+        await self.app(scope, _replay([body], receive), send)
+
+    async def _too_large(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        response = _error(413, f"the request body is larger than {self.max_bytes} bytes")
+        await response(scope, receive, send)
+
+
+def _replay(messages: list[dict[str, Any]], then: Any) -> Any:
+    """An ASGI receive that gives ``messages``, then whatever ``then`` (the real one) gives."""
+    pending = list(messages)
+
+    async def receive() -> dict[str, Any]:
+        if pending:
+            return pending.pop(0)
+        return await then()
+
+    return receive
 
 
 class ControlPlane:
@@ -175,6 +233,8 @@ class ControlPlane:
             return _error(401, "not authenticated: send Authorization: Bearer <token>", bearer=True)
         try:
             return await handler(owner)
+        except QuotaError as error:
+            return _error(error.status, str(error))
         except RouteError as error:
             return _error(404, str(error))
         except (ValueError, KeyError, TypeError) as error:

@@ -80,6 +80,23 @@ def add_serve_commands(subparsers: Any) -> None:
         "comma-separated). Without any, a token is generated and printed.",
     )
     serve.add_argument(
+        "--max-envs",
+        type=int,
+        default=None,
+        help="HTTP: live worlds and episodes one token may hold (default 32)",
+    )
+    serve.add_argument(
+        "--max-memory-mb",
+        type=int,
+        default=None,
+        help="HTTP: MiB of world databases one token may hold (default 512)",
+    )
+    serve.add_argument(
+        "--allow-sizes",
+        default=",".join(WORLD_SIZES),
+        help="HTTP: world sizes the control plane makes, comma-separated (default %(default)s)",
+    )
+    serve.add_argument(
         "--verdict-out",
         default=None,
         help="stdio episode mode: write the verdict (JSON) here when the client disconnects",
@@ -110,7 +127,15 @@ def add_serve_commands(subparsers: Any) -> None:
 def run_serve(args: argparse.Namespace) -> int:
     """The ``serve`` command."""
     from enterprise_envs import registry
-    from enterprise_envs.mcp.hub import EpisodeDefaults, Hub, WorldDefaults, set_default_hub
+    from enterprise_envs.mcp.hub import (
+        MAX_BYTES_PER_OWNER,
+        MAX_ENVS_PER_OWNER,
+        EpisodeDefaults,
+        Hub,
+        Quotas,
+        WorldDefaults,
+        set_default_hub,
+    )
 
     system = args.system
     if args.scenario is not None:
@@ -131,8 +156,17 @@ def run_serve(args: argparse.Namespace) -> int:
     except json.JSONDecodeError:
         return _fail("--faults must be scenario, off or a JSON object")
 
+    sizes = frozenset(size.strip() for size in args.allow_sizes.split(",") if size.strip())
+    if not sizes or not sizes <= set(WORLD_SIZES):
+        return _fail(f"--allow-sizes takes sizes among {', '.join(WORLD_SIZES)}")
+    max_envs = MAX_ENVS_PER_OWNER if args.max_envs is None else args.max_envs
+    max_bytes = MAX_BYTES_PER_OWNER if args.max_memory_mb is None else args.max_memory_mb * 2**20
+    if max_envs < 1 or max_bytes < 1:
+        return _fail("--max-envs and --max-memory-mb must be at least 1")
+    quotas = Quotas(max_envs=max_envs, max_bytes=max_bytes, sizes=sizes)
     episodes = args.scenario is not None
     hub = Hub(
+        quotas=quotas,
         world_defaults=WorldDefaults(size=args.size or "default", seed=args.seed),
         episode_defaults=EpisodeDefaults(
             scenario=args.scenario,

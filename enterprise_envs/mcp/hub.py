@@ -33,10 +33,47 @@ from enterprise_envs.mocks._core.mcp import FULL_RESPONSE_KEYS, RouteError
 LOCAL = "local"
 #: The id a request without ``?env=`` / ``X-Env-Id`` is routed to.
 DEFAULT_ID = "default"
-#: Envs one owner may hold at once (each is an in-memory database).
-MAX_ENVS_PER_OWNER = 256
+#: Default quotas (see :class:`Quotas`; ``serve --max-envs`` and ``--max-memory-mb`` say it too).
+MAX_ENVS_PER_OWNER = 32
+MAX_BYTES_PER_OWNER = 512 * 2**20
 #: HTTP-like status -> error kind (the first kind of each status).
 _KIND_BY_STATUS = {kind.status: kind.value for kind in reversed(list(ErrorKind))}
+
+
+class QuotaError(RouteError):
+    """A request the caller's quota does not allow (HTTP 429, or 403 for a size never allowed).
+
+    Attributes:
+        status: 429 when the caller holds too much now (delete something and retry), 403 when
+            the request can never be allowed here (a world size the server does not serve).
+    """
+
+    def __init__(self, message: str, status: int = 429) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Quotas:
+    """What one principal (bearer token) may hold on a server at once.
+
+    Attributes:
+        max_envs: Live worlds and episodes together.
+        max_bytes: Their in-memory databases together (a default world is ~1.5 MB, a large
+            one ~55 MB).
+        sizes: The world sizes the server makes; None allows every size.
+    """
+
+    max_envs: int = MAX_ENVS_PER_OWNER
+    max_bytes: int = MAX_BYTES_PER_OWNER
+    sizes: frozenset[str] | None = None
+
+    def check_size(self, size: str | None) -> None:
+        """Raise a 403 :class:`QuotaError` for a world size this server does not make."""
+        if size is not None and self.sizes is not None and size not in self.sizes:
+            raise QuotaError(
+                f"this server does not make {size!r} worlds (allowed: {', '.join(sorted(self.sizes))})", 403
+            )
 
 
 class Entry:
@@ -60,6 +97,14 @@ class Entry:
     def describe(self) -> dict[str, Any]:
         """JSON-ready summary for the control plane."""
         return {"env_id": self.id, "kind": self.kind, "system": self.system, "created": self.created}
+
+    def backends(self) -> list[Backend]:
+        """The live databases this entry holds (what its quota counts)."""
+        return []
+
+    def database_bytes(self) -> int:
+        """Bytes of the entry's in-memory databases (what :attr:`Quotas.max_bytes` counts)."""
+        return sum(backend.database_bytes() for backend in self.backends())
 
     def close(self) -> None:
         """Release what the entry owns."""
@@ -123,6 +168,10 @@ class World(Entry):
             backend.reset(world_seed=seed)
             backend.mark_start()
             self.seed = backend.world_seed
+
+    def backends(self) -> list[Backend]:
+        """The world's database (none when it is a served env's: its env owns it)."""
+        return [self.backend] if self.owned else []
 
     def describe(self) -> dict[str, Any]:
         """Id, system, size, world seed."""
@@ -239,6 +288,10 @@ class Episode(Entry):
             }
         return observation
 
+    def backends(self) -> list[Backend]:
+        """The databases of the episode's env (one per world size it has used)."""
+        return self.env.worlds() if self.owned else []
+
     def describe(self) -> dict[str, Any]:
         """Id, scenario, seed, state and (once over) the outcome."""
         summary = {
@@ -311,7 +364,8 @@ class Hub:
     Args:
         world_defaults: Size and seed of worlds made on demand (an owner's default world).
         episode_defaults: If set, an owner's default env is an episode of this scenario.
-        max_envs_per_owner: Refuse to create more envs than this for one owner.
+        quotas: What one owner may hold at once (:class:`Quotas`); the local owner (stdio,
+            in-process) is exempt.
     """
 
     def __init__(
@@ -319,14 +373,15 @@ class Hub:
         *,
         world_defaults: WorldDefaults | None = None,
         episode_defaults: EpisodeDefaults | None = None,
-        max_envs_per_owner: int = MAX_ENVS_PER_OWNER,
+        quotas: Quotas | None = None,
     ) -> None:
         self.world_defaults = world_defaults or WorldDefaults()
         self.episode_defaults = episode_defaults
-        self.max_envs_per_owner = max_envs_per_owner
+        self.quotas = quotas or Quotas()
         self._entries: dict[tuple[str, str], Entry] = {}
         self._lock = threading.Lock()
         self._create_lock = threading.Lock()
+        self._quota_lock = threading.Lock()
         self.closed = False
 
     # -- lookup -----------------------------------------------------------------------------
@@ -402,18 +457,46 @@ class Hub:
 
     # -- creation ----------------------------------------------------------------------------
 
+    def usage(self, owner: str) -> tuple[int, int]:
+        """(live envs, bytes of their databases) an owner holds now."""
+        held = self.entries(owner)
+        return len(held), sum(entry.database_bytes() for entry in held)
+
+    def check_quota(self, owner: str, adding: Entry | None = None) -> None:
+        """Raise :class:`QuotaError` if ``owner`` may not hold one more env (``adding``, if made).
+
+        Checked before an env is made (so a client at its limit costs no world build) and again
+        with the made env's real size before it is registered.
+        """
+        if owner == LOCAL:
+            return
+        quotas = self.quotas
+        count, used = self.usage(owner)
+        extra = adding.database_bytes() if adding is not None else 0
+        if count >= quotas.max_envs:
+            raise QuotaError(
+                f"quota: this client holds {count} envs, the most allowed; delete some "
+                "(DELETE /control/envs/<id>) and retry"
+            )
+        if used + extra > quotas.max_bytes or (adding is None and used >= quotas.max_bytes):
+            mib = 2**20
+            needs = f" and this one needs {extra / mib:.1f} MiB" if extra else ""
+            raise QuotaError(
+                f"quota: this client's envs hold {used / mib:.1f} MiB of the "
+                f"{quotas.max_bytes / mib:.0f} MiB allowed{needs}; delete some and retry"
+            )
+
     def add(self, entry: Entry) -> Entry:
-        """Register an entry (its id must be new for its owner)."""
-        with self._lock:
-            if self.closed:
-                raise RouteError("the server is shutting down")
-            key = (entry.owner, entry.id)
-            if key in self._entries:
-                raise ValueError(f"env id {entry.id!r} already exists for this client")
-            owned = sum(1 for owner, _ in self._entries if owner == entry.owner)
-            if owned >= self.max_envs_per_owner:
-                raise RouteError(f"this client already holds {owned} envs (the limit); delete some first")
-            self._entries[key] = entry
+        """Register an entry (its id must be new for its owner, and within the owner's quota)."""
+        key = (entry.owner, entry.id)
+        with self._quota_lock:  # a quota check and its insert are one step
+            self.check_quota(entry.owner, entry)
+            with self._lock:
+                if self.closed:
+                    raise RouteError("the server is shutting down")
+                if key in self._entries:
+                    raise ValueError(f"env id {entry.id!r} already exists for this client")
+                self._entries[key] = entry
         return entry
 
     def create_world(
@@ -433,6 +516,9 @@ class Hub:
             raise ValueError(f"unknown system {system!r} (have {sorted(registry.systems())})")
         size = size or self.world_defaults.size
         seed = self.world_defaults.seed if seed is None else seed
+        if owner != LOCAL:
+            self.quotas.check_size(size)
+            self.check_quota(owner)
         backend = Backend(found, size=size, world_seed=seed)
         backend.mark_start()
         world = World(env_id or new_id("w"), owner, backend, seed=seed)
@@ -469,6 +555,9 @@ class Hub:
         if seed is None:
             seed = base.seed if base else 0
         options = base or EpisodeDefaults(scenario)
+        if owner != LOCAL:
+            self.quotas.check_size(options.world_size or found.world_size)
+            self.check_quota(owner)
         env = EnterpriseEnv(
             suite=suite_of(found.systems[0]),
             scenario=scenario,

@@ -22,6 +22,7 @@ from fastmcp import FastMCP
 from fastmcp.tools import ToolResult
 from mcp.types import TextContent, ToolAnnotations
 
+from enterprise_envs.actions import MAX_MESSAGE_CHARS
 from enterprise_envs.mcp.hub import LOCAL, Entry, Hub, default_hub
 from enterprise_envs.mocks._core.mcp import (
     Resolver,
@@ -191,7 +192,11 @@ def message_tool(resolve: Resolver) -> MessageTool:
         parameters={
             "type": "object",
             "properties": {
-                "message": {"type": "string", "description": "What you say to the user.", "maxLength": 8000}
+                "message": {
+                    "type": "string",
+                    "description": "What you say to the user.",
+                    "maxLength": MAX_MESSAGE_CHARS,
+                }
             },
             "required": ["message"],
             "additionalProperties": False,

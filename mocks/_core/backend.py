@@ -298,6 +298,13 @@ class Backend:
             tool, error.status, self.system.render_error(error), error.headers, error.kind.value, injected
         )
 
+    def database_bytes(self) -> int:
+        """Size of the live database (its pages), for memory accounting."""
+        with self.lock:
+            (pages,) = self.conn.execute("PRAGMA page_count").fetchone()
+            (size,) = self.conn.execute("PRAGMA page_size").fetchone()
+            return int(pages) * int(size)
+
     def serialize(self) -> bytes:
         """The database as bytes, this episode's writes included (see :meth:`Store.serialize`)."""
         with self.lock:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import sqlite3
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from faker import Faker
@@ -128,7 +129,12 @@ def build_snapshot(system: System, size: str, seed: int) -> WorldSnapshot:
     return WorldSnapshot(system.name, size, seed, data)
 
 
-_cache: dict[tuple[str, str, int], WorldSnapshot] = {}
+#: Bytes of snapshots kept in the process (the oldest built go first; the one just built always
+#: stays). Worlds of new seeds are built on demand, so without a bound a client asking for
+#: many seeds would grow the process without end.
+SNAPSHOT_CACHE_BYTES = 1 << 30
+
+_cache: OrderedDict[tuple[str, str, int], WorldSnapshot] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
@@ -141,4 +147,15 @@ def get_snapshot(system: System, size: str, seed: int) -> WorldSnapshot:
             found = _cache.get(key)
             if found is None:
                 found = _cache[key] = build_snapshot(system, size, seed)
+                _evict(keep=key)
     return found
+
+
+def _evict(keep: tuple[str, str, int]) -> None:
+    """Drop least recently built snapshots until the cache fits SNAPSHOT_CACHE_BYTES."""
+    total = sum(len(snapshot.data) for snapshot in _cache.values())
+    for key in list(_cache):
+        if total <= SNAPSHOT_CACHE_BYTES:
+            break
+        if key != keep:
+            total -= len(_cache.pop(key).data)
