@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, TextIO
 
 #: Groups of figures, in run order (``--only`` takes these names).
-GROUPS = ("reset", "tool", "step", "verify", "episodes", "memory", "mcp", "baselines")
+GROUPS = ("reset", "tool", "step", "worst", "verify", "episodes", "memory", "mcp", "baselines")
 
 #: Scenario of the step and verify figures: one oracle write (a journal entry), then a message.
 STEP_SCENARIO = "itsm.add_info"
@@ -124,7 +124,8 @@ class Figure:
         description: What one sample is.
         unit: ``us`` (latency), ``1/s`` (rate), ``MiB`` or ``x`` (a ratio).
         samples: The measured values, in ``unit``.
-        budget: The design budget, compared with p50 (None: no budget).
+        budget: The design budget, compared with ``budget_on`` (None: no budget).
+        budget_on: ``p50`` (the typical sample) or ``max`` (a worst-case figure: every sample).
         higher_is_better: True for rates: the budget is a floor, not a ceiling.
         baseline: Name of the floor figure the ratio is taken against.
         ratio: p50 / baseline's p50 (filled in once the baselines are measured).
@@ -137,6 +138,7 @@ class Figure:
     unit: str
     samples: list[float]
     budget: float | None = None
+    budget_on: str = "p50"
     higher_is_better: bool = False
     baseline: str | None = None
     ratio: float | None = None
@@ -161,11 +163,17 @@ class Figure:
         return self._q(0.75) - self._q(0.25)
 
     @property
+    def judged(self) -> float:
+        """The statistic the budget is compared with (``budget_on``)."""
+        return max(self.samples) if self.budget_on == "max" and self.samples else self.p50
+
+    @property
     def status(self) -> str:
-        """``PASS`` or ``MISS`` against the budget (p50), ``""`` without one."""
+        """``PASS`` or ``MISS`` against the budget, ``""`` without one."""
         if self.budget is None:
             return ""
-        ok = self.p50 >= self.budget if self.higher_is_better else self.p50 <= self.budget
+        value = self.judged
+        ok = value >= self.budget if self.higher_is_better else value <= self.budget
         return "PASS" if ok else "MISS"
 
     def to_dict(self) -> dict[str, Any]:
@@ -182,6 +190,7 @@ class Figure:
             "max": max(self.samples) if self.samples else math.nan,
             "iqr": self.iqr,
             "budget": self.budget,
+            "budget_on": self.budget_on,
             "budget_op": ">=" if self.higher_is_better else "<=",
             "status": self.status,
             "baseline": self.baseline,
@@ -423,6 +432,93 @@ def bench_step(settings: Settings) -> list[Figure]:
     ]
     env.close()
     return figures
+
+
+def _step_seconds(env: Any, action: dict[str, Any], **reset: Any) -> float:
+    """Seconds of one ``env.step(action)`` right after ``env.reset(**reset)``."""
+    env.reset(**reset)
+    started = time.perf_counter()
+    env.step(action)
+    return time.perf_counter() - started
+
+
+def bench_worst(settings: Settings) -> list[Figure]:
+    """The worst-case step: maximal messages (every scenario) and maximal tool arguments (every tool).
+
+    Inputs come from :mod:`enterprise_envs.hostile`: as long as the boundary allows, shaped to
+    make text readers backtrack. One sample per (scenario, message shape) or (tool, argument
+    shape): the best of a few differently prefixed tries. The budget (50 ms) holds for every
+    sample, so it is judged on the max.
+    """
+    from enterprise_envs.actions import MAX_MESSAGE_CHARS
+    from enterprise_envs.hostile import maximal, maximal_arguments, maximal_messages
+
+    tries = 2 if settings.mode == "quick" else 3
+    env = _env(world_size="default").unwrapped
+    scenarios = [scenario.id for scenario in env.scenarios]
+    if settings.mode == "quick":
+        scenarios = scenarios[:3]
+    message_samples: list[float] = []
+    slowest_message = (0.0, "")
+    for scenario in scenarios:
+        env.reset(seed=0, options={"scenario": scenario})
+        env.step({"message": "Hello, could you tell me your email address? Is it working now?"})
+        persona = env.instance.persona
+        extra = {f"fact-{fact.key}": fact.value for fact in persona.facts}
+        extra.update({f"ask-{fact.key}": fact.asked_by[0] for fact in persona.facts if fact.asked_by})
+        for label, message in maximal_messages(extra_units=extra):
+            # The best of differently prefixed tries (no cache helps): the cost the input
+            # forces, without a garbage-collection pause that merely coincided.
+            seconds = min(
+                _step_seconds(
+                    env,
+                    {"message": maximal(message, MAX_MESSAGE_CHARS, prefix=f"{attempt} ")},
+                    seed=0,
+                    options={"scenario": scenario},
+                )
+                for attempt in range(tries)
+            )
+            message_samples.append(seconds * 1e6)
+            slowest_message = max(slowest_message, (seconds, f"{scenario}: {label}"))
+    env.close()
+
+    argument_samples: list[float] = []
+    slowest_call = (0.0, "")
+    for surface in ("typed", "rest"):
+        surface_env = _env(world_size="default", surface=surface, scenario="itsm.report_incident").unwrapped
+        surface_env.reset(seed=0)
+        tools = list(surface_env.backend.surface)
+        if settings.mode == "quick":
+            tools = tools[:4]
+        for tool in tools:
+            for label, arguments in maximal_arguments(dict(tool.input_schema)):
+                action = {"tool": tool.name, "arguments": arguments}
+                seconds = min(_step_seconds(surface_env, action, seed=attempt) for attempt in range(tries))
+                argument_samples.append(seconds * 1e6)
+                slowest_call = max(slowest_call, (seconds, f"{surface}.{tool.name}: {label}"))
+        surface_env.close()
+    return [
+        Figure(
+            "worst.message",
+            "worst",
+            f"env.step(a {MAX_MESSAGE_CHARS}-character hostile message), each shape on each scenario",
+            "us",
+            message_samples,
+            budget=50_000.0,
+            budget_on="max",
+            extra={"slowest": slowest_message[1], "shapes": len(message_samples)},
+        ),
+        Figure(
+            "worst.argument",
+            "worst",
+            "env.step(a tool call with every argument at its schema's maximum), each tool, both surfaces",
+            "us",
+            argument_samples,
+            budget=50_000.0,
+            budget_on="max",
+            extra={"slowest": slowest_call[1], "calls": len(argument_samples)},
+        ),
+    ]
 
 
 def bench_verify(settings: Settings) -> list[Figure]:
@@ -924,7 +1020,7 @@ class Report:
         return next(figure for figure in self.figures if figure.name == name)
 
     def misses(self) -> list[Figure]:
-        """Figures whose p50 misses their budget."""
+        """Figures that miss their budget."""
         return [figure for figure in self.figures if figure.status == "MISS"]
 
     def to_dict(self) -> dict[str, Any]:
@@ -950,7 +1046,8 @@ class Report:
             budget = ""
             if figure.budget is not None:
                 op = ">=" if figure.higher_is_better else "<="
-                budget = f"{op} {format_value(figure.budget, unit)}"
+                on = " (max)" if figure.budget_on == "max" else ""
+                budget = f"{op} {format_value(figure.budget, unit)}{on}"
             ratio = ""
             if figure.ratio is not None and figure.baseline is not None:
                 ratio = f"{format_ratio(figure.ratio)} {figure.baseline.removeprefix('baseline.')}"
@@ -1037,6 +1134,7 @@ def run_bench(
         "tool": bench_tool,
         "step": bench_step,
         "verify": bench_verify,
+        "worst": bench_worst,
         "episodes": bench_episodes,
         "memory": bench_memory,
         "mcp": bench_mcp,

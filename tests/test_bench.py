@@ -25,6 +25,8 @@ EXPECTED = {
     "tool.rest.write",
     "step.tool",
     "step.message",
+    "worst.message",
+    "worst.argument",
     "verify.tiny",
     "verify.default",
     "verify.growth",
@@ -57,6 +59,8 @@ WITH_BUDGET = {
     "reset.default",
     "tool.typed.read",
     "tool.typed.write",
+    "worst.message",
+    "worst.argument",
     "verify.tiny",
     "verify.default",
     "verify.growth",
@@ -113,6 +117,9 @@ def test_episodes_and_mcp_did_real_work(report: Report) -> None:
     assert report.figure("verify.default").extra["changes"] >= 1  # after one write
     assert report.figure("restore.default").extra["restored_by"] == "rollback"
     assert report.figure("memory.per_1000_episodes").extra["episodes"] == 4 * episodes.extra["scenarios"]
+    worst = report.figure("worst.message")
+    assert worst.budget_on == "max" and worst.extra["shapes"] == len(worst.samples) >= 20
+    assert ":" in worst.extra["slowest"] and report.figure("worst.argument").extra["calls"] >= 8
 
 
 def test_only_selects_groups_and_keeps_baselines(capsys: pytest.CaptureFixture[str], tmp_path) -> None:
@@ -131,7 +138,17 @@ def test_cli_arguments() -> None:
     assert args.only == ["reset", "tool", "mcp"] and not args.quick and not args.json
     with pytest.raises(SystemExit):
         build_parser().parse_args(["bench", "--only", "nonsense"])
-    assert set(GROUPS) >= {"reset", "tool", "step", "verify", "episodes", "memory", "mcp", "baselines"}
+    assert set(GROUPS) >= {
+        "reset",
+        "tool",
+        "step",
+        "worst",
+        "verify",
+        "episodes",
+        "memory",
+        "mcp",
+        "baselines",
+    }
 
 
 def test_percentile() -> None:
