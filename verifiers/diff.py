@@ -10,6 +10,7 @@ verifier judges end state. Such rows are listed as ``reverted`` so that nothing 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -32,7 +33,9 @@ class RowChange:
         significant: The changed fields that count (not derived).
         display: The row's display value (its table's display field), for labels.
         chosen: The significant changed fields a client chooses (not system-maintained or
-            computed by rules), for ``others = "unchanged"``.
+            computed by rules), for ``others = "unchanged"``. On an insert: the client-chosen
+            fields whose value differs from what the service gives a new record (its defaults),
+            so a record created dead or with links nobody asked for shows them here.
     """
 
     table: str
@@ -125,6 +128,26 @@ class StateDiff:
         return "\n".join(lines)
 
 
+def _chosen_on_insert(store: Store, spec: Any, sys_id: str, row: Mapping[str, str]) -> tuple[str, ...]:
+    """Fields of a created row the client chose that differ from the service's new-record defaults.
+
+    The service layer records, for each row it creates, its defaults and the fields the client
+    supplied (at creation or in a later update); what the service derived itself is not the
+    client's choice. A row it did not create (a raw SQL insert) has nothing on record: every
+    non-empty settable field then counts.
+    """
+    recorded = store.new_defaults(spec.name, sys_id)
+    defaults, supplied = recorded if recorded is not None else ({}, None)
+    return tuple(
+        field.name
+        for field in spec.fields
+        if not (field.read_only or field.computed or field.derived)
+        and field.name != "sys_id"
+        and (supplied is None or field.name in supplied)
+        and row.get(field.name, "") != defaults.get(field.name, "")
+    )
+
+
 def compute_diff(store: Store) -> StateDiff:
     """The diff between the state at the last ``clear_change_log`` and now.
 
@@ -158,11 +181,14 @@ def compute_diff(store: Store) -> StateDiff:
         derived = spec.derived_fields
         significant = tuple(name for name in fields if name not in derived)
         shown = (after or before or {}).get(spec.display_field, "")
-        chosen = tuple(
-            name
-            for name in significant
-            if not (spec.field(name).read_only or spec.field(name).computed)  # type: ignore[union-attr]
-        )
+        if op == "insert":
+            chosen = _chosen_on_insert(store, spec, sys_id, new)
+        else:
+            chosen = tuple(
+                name
+                for name in significant
+                if not (spec.field(name).read_only or spec.field(name).computed)  # type: ignore[union-attr]
+            )
         change = RowChange(
             table, sys_id, op, before, after, fields, significant, shown if shown != sys_id else "", chosen
         )

@@ -181,7 +181,10 @@ class _RowMatcher(_Strict):
         description="unchanged: on an update, no field a client chooses may change except those named in "
         "where, fields and may_change (system-maintained and computed fields are exempt).",
     )
-    may_change: list[str] = Field(default_factory=list, description="Fields that may also change.")
+    may_change: list[str] = Field(
+        default_factory=list,
+        description="Fields that may also change (on an insert: may differ from a new record's defaults).",
+    )
 
     def extra_changes(self, change: Any) -> list[str]:
         """Chosen fields an ``others = "unchanged"`` entry does not permit on this row."""
@@ -203,12 +206,25 @@ class _RowMatcher(_Strict):
 
 
 class ChangeEntry(_RowMatcher):
-    """A required change."""
+    """A required change.
+
+    On an ``insert``, the created row must be a new record as the service makes it except where
+    the entry says otherwise: every client-settable field not named in ``where``, ``fields`` or
+    ``may_change`` holds the service layer's default for a new record (a record created dead,
+    on hold or with links nobody asked for does not satisfy the entry).
+    """
 
     label: str
     op: Op
     id: Annotated[str, Field(pattern=_ID)] | None = None
     count: Annotated[int, Field(ge=0)] | Count = 1
+
+    def extra_changes(self, change: Any) -> list[str]:
+        """Fields this entry does not permit on the row (see the class docstring and ``others``)."""
+        if change.op == "insert" and self.op == "insert":
+            named = {*self.where, *self.fields, *self.may_change}
+            return [name for name in change.chosen if name not in named]
+        return super().extra_changes(change)
 
     def bounds(self) -> tuple[int, int | None]:
         """(minimum, maximum or None) rows this entry must claim."""

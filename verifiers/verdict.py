@@ -185,8 +185,30 @@ def judge(
     told = [_communicate_result(check, claimed_rows, transcript) for check in expectation.communicate]
     results.extend(told)
     unexplained = tuple(rows[i] for i, owner in enumerate(assignment) if owner is None)
-    passed = passed_claims and not any(forbidden) and all(result.passed for result in results)
-    return Verdict(passed, tuple(results), unexplained, diff)
+    uncaused = _uncaused(diff)
+    passed = (
+        passed_claims and not uncaused and not any(forbidden) and all(result.passed for result in results)
+    )
+    return Verdict(passed, tuple(results), unexplained + uncaused, diff)
+
+
+def _uncaused(diff: StateDiff) -> tuple[RowChange, ...]:
+    """Bookkeeping-only changes no significant change explains (a child count with no child moved).
+
+    A change to derived fields alone is a consequence of another change: a row whose parent link,
+    journal or approval changed points at the row whose count or stamp moved. One that no changed
+    row refers to (before or after) was caused by nothing the verdict judged.
+    """
+    if not diff.derived_only:
+        return ()
+    referred = {
+        value
+        for change in diff.changes
+        for side in (change.before, change.after)
+        if side is not None
+        for value in side.values()
+    }
+    return tuple(change for change in diff.derived_only if change.sys_id not in referred)
 
 
 # -- matching ---------------------------------------------------------------------------------
@@ -376,6 +398,8 @@ def _why_not(entry: ChangeEntry, change: RowChange) -> str:
     if failed:
         return failed
     extra = entry.extra_changes(change)
+    if extra and change.op == "insert":
+        return f"created with {', '.join(extra)} unlike a new record (name them, or may_change)"
     if extra:
         return f"also changed {', '.join(extra)} (others must stay unchanged)"
     return "claimed elsewhere"

@@ -13,8 +13,9 @@ O(changed rows), whatever the world's size.
 from __future__ import annotations
 
 import functools
+import json
 import sqlite3
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -23,6 +24,10 @@ from enterprise_envs.mocks._core.schema import Catalog
 Row = dict[str, str]
 
 CHANGE_LOG = "_change_log"
+#: Rows created this episode by the service layer: what it gave the row before the client's values
+#: (its defaults, JSON of the non-empty fields) and which fields the client supplied, then or in
+#: a later update. The verifier's measure of "a new record as made" (see verifiers/diff.py).
+NEW_DEFAULTS = "_new_defaults"
 
 
 class ReadOnlyViolation(RuntimeError):
@@ -83,6 +88,10 @@ def install_change_log(conn: sqlite3.Connection, catalog: Catalog) -> None:
     conn.execute(
         f"CREATE TABLE {CHANGE_LOG} (tbl TEXT NOT NULL, sys_id TEXT NOT NULL, inserted INTEGER NOT NULL, "
         "seq INTEGER NOT NULL, PRIMARY KEY (tbl, sys_id)) WITHOUT ROWID"
+    )
+    conn.execute(
+        f"CREATE TABLE {NEW_DEFAULTS} (tbl TEXT NOT NULL, sys_id TEXT NOT NULL, defaults TEXT NOT NULL, "
+        "supplied TEXT NOT NULL, PRIMARY KEY (tbl, sys_id)) WITHOUT ROWID"
     )
     seq = f"(SELECT COUNT(*) FROM {CHANGE_LOG})"
     for table in catalog.values():
@@ -310,12 +319,45 @@ class Store:
             out.append((tbl, sys_id, dict(zip(columns, found, strict=True))))
         return out
 
+    def record_new_defaults(
+        self, table: str, sys_id: str, defaults: Mapping[str, str], supplied: Iterable[str] = ()
+    ) -> None:
+        """Record what the service gives a new row before the client's values, and what the client gave.
+
+        Kept in the database, so it rolls back with a failed call and resets with the episode.
+        """
+        plain = {name: value for name, value in defaults.items() if value != ""}
+        self.conn.execute(
+            f"INSERT OR REPLACE INTO {NEW_DEFAULTS} VALUES (?, ?, ?, ?)",
+            (table, sys_id, json.dumps(plain, sort_keys=True), json.dumps(sorted(set(supplied)))),
+        )
+
+    def note_supplied(self, table: str, sys_id: str, supplied: Iterable[str]) -> None:
+        """Add fields a client supplied in an update, if the row was created this episode."""
+        found = self.conn.execute(
+            f"SELECT supplied FROM {NEW_DEFAULTS} WHERE tbl = ? AND sys_id = ?", (table, sys_id)
+        ).fetchone()
+        if found is not None:
+            names = sorted(set(json.loads(found[0])) | set(supplied))
+            self.conn.execute(
+                f"UPDATE {NEW_DEFAULTS} SET supplied = ? WHERE tbl = ? AND sys_id = ?",
+                (json.dumps(names), table, sys_id),
+            )
+
+    def new_defaults(self, table: str, sys_id: str) -> tuple[dict[str, str], frozenset[str]] | None:
+        """(defaults, fields the client supplied) of a row created this episode; None if not the service's."""
+        found = self.conn.execute(
+            f"SELECT defaults, supplied FROM {NEW_DEFAULTS} WHERE tbl = ? AND sys_id = ?", (table, sys_id)
+        ).fetchone()
+        return None if found is None else (json.loads(found[0]), frozenset(json.loads(found[1])))
+
     def clear_change_log(self) -> None:
         """Forget recorded changes: the current state becomes the diff's starting point."""
         # Skip the writes when the log is empty, so a restored world stays byte-identical to its snapshot.
         tables = [row[0] for row in self.conn.execute(f"SELECT DISTINCT tbl FROM {CHANGE_LOG}")]
         if tables:
             self.conn.execute(f"DELETE FROM {CHANGE_LOG}")
+            self.conn.execute(f"DELETE FROM {NEW_DEFAULTS}")
             for tbl in tables:
                 self.conn.execute(f'DELETE FROM "{_before_table(tbl)}"')
 

@@ -117,7 +117,7 @@ SYSTEM_FIELDS = frozenset(
 ) | AUDIT_FIELDS  # fmt: skip
 
 #: Set by business rules from other fields (priority from impact and urgency).
-COMPUTED_FIELDS = frozenset({("incident", "priority"), ("problem", "priority")})
+COMPUTED_FIELDS = frozenset({("incident", "priority"), ("problem", "priority"), ("sc_request", "price")})
 
 #: System fields a client may give on insert only (who opened a record on someone's behalf).
 SETTABLE_ON_INSERT = frozenset({"opened_by"})

@@ -35,8 +35,10 @@ def edited(expectation: Expectation, **changes: Any) -> Expectation:
     return Expectation.model_validate(data)
 
 
-def without_field(expectation: Expectation, entry: int, name: str) -> Expectation:
-    """The expectation with one change entry no longer checking one field."""
+def without_field(expectation: Expectation, entry: int, name: str, *, free: bool = False) -> Expectation:
+    """The expectation with one change entry no longer checking one field (``free``: and allowing it)."""
     data = expectation.model_dump(exclude_none=True)
     data["change"][entry]["fields"].pop(name)
+    if free:
+        data["change"][entry]["may_change"] = [*data["change"][entry].get("may_change", []), name]
     return Expectation.model_validate(data)

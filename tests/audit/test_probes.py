@@ -115,3 +115,13 @@ def test_a_read_only_scenario_has_no_write_probes_and_answer_only_is_equivalent(
 
 def test_advisory_probes_are_probes() -> None:
     assert set(ADVISORY) <= set(PROBES)
+
+
+def test_created_unasked_edits_only_what_no_entry_names(report_incident) -> None:
+    episodes, oracle = report_incident
+    built = variants(oracle, episodes.context(0, "typed"), ["created_unasked"])
+    assert built
+    named = {"caller_id", "category", "impact", "urgency", "short_description", "assignment_group"}
+    edited = {variant.actions[-2].arguments["fields"].popitem()[0] for variant in built}
+    assert edited and not edited & named
+    assert {"state", "active"} & edited or any("lifecycle" in v.name for v in built)

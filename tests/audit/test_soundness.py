@@ -49,7 +49,12 @@ def test_the_shipped_expectation_passes_and_a_weakened_one_is_caught() -> None:
 
 def test_the_worked_example_an_ignored_group_is_an_advisory_finding_and_strict_fails_it() -> None:
     # report_incident v1 did not check the assignment group (docs/verifiers.md, "A worked example").
-    v1 = Rewritten("itsm.report_incident", lambda e: without_field(e, 0, "assignment_group"))
+    # Today a created row must name every field the client chose: v1 fails its own oracle.
+    silent = Rewritten("itsm.report_incident", lambda e: without_field(e, 0, "assignment_group"))
+    audit = audit_scenario(silent, [0], probes=["unchecked"])
+    assert not audit.passed and audit.oracle.ok == 0
+    # Freed explicitly (may_change), the group is the unchecked probe's advisory finding.
+    v1 = Rewritten("itsm.report_incident", lambda e: without_field(e, 0, "assignment_group", free=True))
     audit = audit_scenario(v1, [0], probes=["unchecked"])
     assert audit.passed and audit.advisory
     assert any("create_incident.assignment_group" in f.check for f in audit.advisory)

@@ -10,6 +10,9 @@ from enterprise_envs.mocks.itsm import ITSM
 from enterprise_envs.verifiers import Expectation, RowChange, load_expectation
 
 JOURNAL = "sys_journal_field"
+#: What a test's note entry leaves free: a created row must name every field the client chose
+#: (verifiers.expectations.ChangeEntry), and these tests check claims, not the notes' contents.
+FREE_NOTE = ["element", "element_id", "name", "value"]
 
 
 def expect(data: Mapping[str, Any], params: Mapping[str, Any] | None = None) -> Expectation:

@@ -14,7 +14,16 @@ from enterprise_envs.verifiers import EpisodeFacts, Outcome, OutcomeKind, StateD
 from tests.verifiers.helpers import JOURNAL, expect, incidents
 
 REFUSAL = {"forbid": [{"label": "no incident touched", "table": "incident"}]}
-NOTE = {"change": [{"label": "a note", "op": "insert", "table": JOURNAL}]}
+NOTE = {
+    "change": [
+        {
+            "label": "a note",
+            "op": "insert",
+            "table": JOURNAL,
+            "may_change": ["element", "element_id", "value"],
+        }
+    ]
+}
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,7 @@ from enterprise_envs.verifiers import (
 )
 from enterprise_envs.verifiers import verdict as verdict_module
 from tests.mocks.itsm.helpers import as_user
-from tests.verifiers.helpers import JOURNAL, expect, incidents, insert_journal, update
+from tests.verifiers.helpers import FREE_NOTE, JOURNAL, expect, incidents, insert_journal, update
 
 
 def create(itsm: Backend, short_description: str = "VPN drops every hour", **extra: str) -> dict[str, Any]:
@@ -99,7 +99,12 @@ def test_missing_change_with_nothing_close(itsm: Backend) -> None:
 
 def test_each_required_change_needs_its_own_row(itsm: Backend) -> None:
     incident = incidents(itsm, 1)[0]
-    note = {"op": "insert", "table": JOURNAL, "where": {"element_id": incident["sys_id"]}}
+    note = {
+        "op": "insert",
+        "table": JOURNAL,
+        "where": {"element_id": incident["sys_id"]},
+        "may_change": FREE_NOTE,
+    }
     expectation = expect({"change": [{"label": "first note", **note}, {"label": "second note", **note}]})
     comment(itsm, incident["number"], "one")
     verdict = verify(itsm.store, expectation)
@@ -345,14 +350,27 @@ def test_refusal_fails_on_any_write(itsm: Backend) -> None:
     assert outcome.kind is OutcomeKind.FAILURE and outcome.reason.startswith("unexplained change: insert")
 
 
-def test_refusal_ignores_derived_only_and_reverted_rows(itsm: Backend) -> None:
+def test_refusal_ignores_reverted_rows_and_explained_bookkeeping(itsm: Backend) -> None:
     first, second = incidents(itsm, 2)
-    update(itsm, "incident", first["sys_id"], sys_mod_count="77")
     update(itsm, "incident", second["sys_id"], category="database")
     update(itsm, "incident", second["sys_id"], category=second["category"])
     diff = compute_diff(itsm.store)
-    assert diff.derived_only and diff.reverted
+    assert diff.reverted and not diff.changes
     assert verify(itsm.store, expect({})).passed
+    # Bookkeeping alone, caused by a change the verdict judges (a note on the row), is explained.
+    update(itsm, "incident", first["sys_id"], sys_mod_count="77")
+    insert_journal(itsm, "f" * 32, first["sys_id"], "a note")
+    allow_notes = {"allow": [{"label": "notes", "op": "insert", "table": JOURNAL}]}
+    assert compute_diff(itsm.store).derived_only
+    assert verify(itsm.store, expect(allow_notes)).passed
+
+
+def test_bookkeeping_no_change_explains_fails_the_verdict(itsm: Backend) -> None:
+    # A derived field moved with nothing pointing at the row: caused by nothing the verdict judged.
+    first = incidents(itsm, 1)[0]
+    update(itsm, "incident", first["sys_id"], sys_mod_count="77")
+    verdict = verify(itsm.store, expect({}))
+    assert not verdict.passed and [change.sys_id for change in verdict.unexplained] == [first["sys_id"]]
 
 
 # -- references between entries -----------------------------------------------------------------
@@ -368,6 +386,7 @@ def note_on_ticket(itsm: Backend):
                 "op": "insert",
                 "table": JOURNAL,
                 "where": {"element_id": {"references": "$ticket"}},
+                "may_change": FREE_NOTE,
             },
         ],
     )
@@ -403,6 +422,7 @@ def test_reference_picks_the_claimed_row_among_several(itsm: Backend) -> None:
                 "op": "insert",
                 "table": JOURNAL,
                 "where": {"element_id": {"references": "$ticket"}},
+                "may_change": FREE_NOTE,
             },
         ],
         allow=allow,
@@ -573,12 +593,14 @@ AMBIGUOUS = {
             "op": "insert",
             "table": JOURNAL,
             "fields": {"value": {"contains": "hello"}},
+            "may_change": FREE_NOTE,
         },
         {
             "label": "B: says world",
             "op": "insert",
             "table": JOURNAL,
             "fields": {"value": {"contains": "world"}},
+            "may_change": FREE_NOTE,
         },
     ]
 }
@@ -640,7 +662,15 @@ def test_search_budget_exceeded_raises_verifier_error(itsm: Backend, monkeypatch
         insert_journal(itsm, f"{k:032x}", incident["sys_id"], f"note {k}")
     expectation = expect(
         {
-            "change": [{"label": "notes", "op": "insert", "table": JOURNAL, "count": {"min": 1}}],
+            "change": [
+                {
+                    "label": "notes",
+                    "op": "insert",
+                    "table": JOURNAL,
+                    "count": {"min": 1},
+                    "may_change": FREE_NOTE,
+                }
+            ],
             "allow": [{"label": "any note", "op": "insert", "table": JOURNAL}],
         }
     )
@@ -656,7 +686,15 @@ def test_failed_literal_communicate_check_is_a_failure_not_a_verifier_error(itsm
         insert_journal(itsm, f"{k:032x}", incident["sys_id"], f"note {k}")
     expectation = expect(
         {
-            "change": [{"label": "notes", "op": "insert", "table": JOURNAL, "count": {"min": 1}}],
+            "change": [
+                {
+                    "label": "notes",
+                    "op": "insert",
+                    "table": JOURNAL,
+                    "count": {"min": 1},
+                    "may_change": FREE_NOTE,
+                }
+            ],
             "allow": [{"label": "any note", "op": "insert", "table": JOURNAL}],
             "communicate": [{"label": "told the number", "value": incident["number"]}],
         }
@@ -803,3 +841,47 @@ def test_others_unchanged_rejects_collateral_edits_on_the_claimed_row() -> None:
     assert run({})  # resolved_at, resolved_by, active... are system-maintained: exempt
     assert not run({"description": ""})  # wiping the description on the way is collateral
     assert not run({"urgency": "1"})  # so is an unasked urgency change (priority follows, computed)
+
+
+# -- created rows are new records except where the task says ---------------------------------------
+
+
+def test_a_created_row_must_hold_a_new_records_defaults_where_the_entry_is_silent(itsm: Backend) -> None:
+    created = create(itsm, urgency="2")
+    assert verify(itsm.store, ticket_expectation(itsm)).passed  # impact, state, links as made
+    # Put on hold right after: a state nobody asked for on the new record.
+    row = itsm.store.find_one("incident", "number", created["number"])
+    held = itsm.call(
+        "table_update",
+        {"table": "incident", "sys_id": row["sys_id"], "fields": {"state": "3", "hold_reason": "1"}},
+        surface="rest",
+    )
+    assert held.ok, held.body
+    verdict = verify(itsm.store, ticket_expectation(itsm))
+    assert not verdict.passed
+    assert "created with" in result_of(verdict, "a VPN incident").evidence
+    assert "state" in result_of(verdict, "a VPN incident").evidence
+
+
+def test_a_link_nobody_asked_for_on_a_created_row_fails_and_may_change_frees_it(itsm: Backend) -> None:
+    parent = incidents(itsm, 1)[0]
+    fields = {"caller_id": itsm.identity.user_sys_id, "short_description": "VPN drops", "urgency": "2"}
+    made = itsm.call(
+        "table_create",
+        {"table": "incident", "fields": {**fields, "parent_incident": parent["sys_id"]}},
+        surface="rest",
+    )
+    assert made.ok, made.body
+    verdict = verify(itsm.store, ticket_expectation(itsm))
+    assert not verdict.passed and "parent_incident" in result_of(verdict, "a VPN incident").evidence
+    freed = {**TICKET, "may_change": ["parent_incident"]}
+    allow = [{"label": "the parent's count", "op": "update", "table": "incident"}]
+    loose = expect({"change": [freed], "allow": allow}, {"agent": itsm.identity.user_sys_id})
+    assert verify(itsm.store, loose).passed
+
+
+def test_what_the_service_derives_is_not_the_clients_choice(itsm: Backend) -> None:
+    # Priority follows impact and urgency (computed); opened_at and number are the system's.
+    create(itsm, urgency="1", impact="1")
+    entry = {**TICKET, "fields": {**TICKET["fields"], "impact": "1"}}
+    assert verify(itsm.store, expect({"change": [entry]}, {"agent": itsm.identity.user_sys_id})).passed

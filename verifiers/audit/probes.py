@@ -408,6 +408,85 @@ def same_row(oracle: Run, ctx: ProbeContext) -> list[Variant]:
     return out
 
 
+#: Edits per created row of ``created_unasked`` (choices first, then flags, then links).
+CREATED_EDITS = 8
+
+
+def created_unasked(oracle: Run, ctx: ProbeContext) -> list[Variant]:
+    """The oracle, then a row it created made unlike a new record: dead, held, or linked unasked.
+
+    A created row must be a new record as the service makes it, except where the task says
+    (:class:`~enterprise_envs.verifiers.expectations.ChangeEntry`). Per created row a change entry
+    claims (at most :data:`SAME_ROWS`), edits through the record API, each skipped when an entry
+    on the table names the field: every choice field moved to another value (a state to a terminal
+    or held one), every flag flipped (active off), every empty reference set to a row of its table
+    (a parent, a problem, a duplicate-of). At most :data:`CREATED_EDITS` per row. The verdict must
+    fail each.
+    """
+    api = ctx.record_api
+    if api is None or oracle.verdict is None:
+        return []
+    claimed = claimed_rows(oracle.verdict)
+    created: dict[tuple[str, str], Mapping[str, str]] = {}
+    for step in oracle.steps:
+        for effect in step.effects:
+            if effect.op == "insert" and effect.significant and effect.key in claimed:
+                created.setdefault(effect.key, effect.row)
+    out = []
+    for key, row in list(created.items())[:SAME_ROWS]:
+        table = key[0]
+        pinned = _named_fields(ctx, table)
+        for kind, name, value in _unlike_new(ctx, table, row, pinned)[:CREATED_EDITS]:
+            if not ctx.can("write", table, row, {name: value}):
+                continue
+            edit = api.update(
+                table, key[1], {name: value}, note=f"{kind}: {name} {row.get(name, '')!r} -> {value!r}"
+            )
+            label = f"created_unasked[{_label(table, row)}.{name} ({kind})]"
+            out.append(Variant("created_unasked", label, _append(oracle.actions(), [edit])))
+    return out
+
+
+def _named_fields(ctx: ProbeContext, table: str) -> set[str]:
+    """Fields the change entries on a table name or free (where, fields, may_change)."""
+    names: set[str] = set()
+    for entry in ctx.expectation.change:
+        if entry.table == table:
+            names |= {name for name, _ in entry.predicates()} | set(entry.may_change)
+    return names
+
+
+def _unlike_new(
+    ctx: ProbeContext, table: str, row: Mapping[str, str], pinned: set[str]
+) -> list[tuple[str, str, str]]:
+    """(kind, field, value) edits that make a created row unlike a new record, choices first."""
+    spec = ctx.catalog[table]
+    choices, flags, links = [], [], []
+    for field_spec in spec.fields:
+        name = field_spec.name
+        if field_spec.read_only or field_spec.derived or field_spec.computed or name in pinned:
+            continue
+        current = row.get(name, "")
+        if field_spec.kind == "choice" and field_spec.choices:
+            others = [value for value in choice_values(field_spec) if value != current]
+            if others:
+                # A lifecycle field goes to its last value (terminal), others to their neighbour.
+                choices.append(
+                    (
+                        "lifecycle" if name in LIFECYCLE_FIELDS else "choice",
+                        name,
+                        others[-1 if name in LIFECYCLE_FIELDS else 0],
+                    )
+                )
+        elif field_spec.kind == "boolean":
+            flags.append(("flag", name, "false" if current == "true" else "true"))
+        elif field_spec.kind == "reference" and not current and field_spec.reference in ctx.catalog:
+            target = ctx.select(field_spec.reference or "", "sys_id != ?", [row.get("sys_id", "")], 1)
+            if target:
+                links.append(("link", name, target[0]["sys_id"]))
+    return [*choices, *flags, *links]
+
+
 def _pinned_fields(ctx: ProbeContext, table: str) -> set[str]:
     """Fields any entry on the table names (the expectation already says what they must be)."""
     names: set[str] = set()
@@ -868,6 +947,7 @@ PROBES: dict[str, Probe] = {
     "minus_write": minus_write,
     "plus_write": plus_write,
     "same_row": same_row,
+    "created_unasked": created_unasked,
     "wrong_record": wrong_record,
     "perturb": perturb,
     "bulk": bulk,

@@ -81,14 +81,13 @@ def order_item(
     Returns:
         The request and the requested item, as stored.
     """
-    values = {
-        "requested_for": requested_for,
-        "short_description": item["name"],
-        "description": f"Order: {quantity} x {item['name']}",
-    }
+    values = {"requested_for": requested_for}
     if special_instructions:
         values["special_instructions"] = special_instructions
-    trusted = {"opened_by": opened_by} if opened_by else None
+    # The titles come from the item: the service's doing, not the client's choice.
+    trusted = {"short_description": item["name"], "description": f"Order: {quantity} x {item['name']}"}
+    if opened_by:
+        trusted["opened_by"] = opened_by
     request = records.create(ctx, "sc_request", values, trusted=trusted)
     requested = records.create(
         ctx,

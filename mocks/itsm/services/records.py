@@ -206,8 +206,12 @@ def create(
     new: Row = {name: "" for name in spec.columns}
     new.update(rules.defaults(ctx))
     new.update(trusted or {})
+    # What the service gives a new record before the client's values: the verifier's yardstick
+    # for a created row (every field the task does not name must still hold it).
+    made = dict(new)
     new.update(cleaned)
     new["sys_id"] = ctx.ids.sys_id()
+    ctx.store.record_new_defaults(table, new["sys_id"], made, cleaned)
     if spec.number_prefix:
         new["number"] = ctx.next_number(table)
     for name, value in (("sys_class_name", table), ("sys_domain", "global"), ("sys_domain_path", "/")):
@@ -257,6 +261,7 @@ def update(
     _stamp(ctx, spec, new, created=False)
     changed = {name: value for name, value in new.items() if value != row[name]}
     ctx.store.update(table, row["sys_id"], changed)
+    ctx.store.note_supplied(table, row["sys_id"], cleaned)
     for element, text in journal.items():
         add_journal(ctx, table, row["sys_id"], element, text)
     rules.after_write(ctx, row, new)
@@ -286,6 +291,10 @@ def add_journal(ctx: CallContext, table: str, sys_id: str, element: str, text: s
         "sys_updated_by": ctx.identity.user_name,
         "sys_mod_count": "0",
     }
+    # The client chose the record, the kind (element) and the text; the rest is the service's.
+    ctx.store.record_new_defaults(
+        "sys_journal_field", entry["sys_id"], {"name": table}, ("element", "element_id", "value")
+    )
     return ctx.store.insert("sys_journal_field", entry)
 
 
@@ -312,6 +321,7 @@ def system_insert(ctx: CallContext, table: str, values: Mapping[str, str]) -> Ro
     if spec.number_prefix:
         new["number"] = ctx.next_number(table)
     _stamp(ctx, spec, new, created=True)
+    ctx.store.record_new_defaults(table, new["sys_id"], new)  # wholly the system's doing
     ctx.store.insert(table, new)
     return new
 
