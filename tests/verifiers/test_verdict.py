@@ -656,24 +656,20 @@ def test_claims_do_not_depend_on_write_order(itsm: Backend) -> None:
     assert records[0] == records[1]
 
 
+#: At least one note (any), and any number more: many ways to claim the same rows.
+NOTES = {
+    "change": [
+        {"label": "notes", "op": "insert", "table": JOURNAL, "count": {"min": 1}, "may_change": FREE_NOTE}
+    ],
+    "allow": [{"label": "any note", "op": "insert", "table": JOURNAL}],
+}
+
+
 def test_search_budget_exceeded_raises_verifier_error(itsm: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
     incident = incidents(itsm, 1)[0]
     for k in range(4):
         insert_journal(itsm, f"{k:032x}", incident["sys_id"], f"note {k}")
-    expectation = expect(
-        {
-            "change": [
-                {
-                    "label": "notes",
-                    "op": "insert",
-                    "table": JOURNAL,
-                    "count": {"min": 1},
-                    "may_change": FREE_NOTE,
-                }
-            ],
-            "allow": [{"label": "any note", "op": "insert", "table": JOURNAL}],
-        }
-    )
+    expectation = expect(NOTES)
     assert verify(itsm.store, expectation).passed  # well within the real budget
     monkeypatch.setattr(verdict_module, "SEARCH_BUDGET", 3)
     with pytest.raises(VerifierError, match="exceeded 3 nodes"):
@@ -685,19 +681,7 @@ def test_failed_literal_communicate_check_is_a_failure_not_a_verifier_error(itsm
     for k in range(18):
         insert_journal(itsm, f"{k:032x}", incident["sys_id"], f"note {k}")
     expectation = expect(
-        {
-            "change": [
-                {
-                    "label": "notes",
-                    "op": "insert",
-                    "table": JOURNAL,
-                    "count": {"min": 1},
-                    "may_change": FREE_NOTE,
-                }
-            ],
-            "allow": [{"label": "any note", "op": "insert", "table": JOURNAL}],
-            "communicate": [{"label": "told the number", "value": incident["number"]}],
-        }
+        {**NOTES, "communicate": [{"label": "told the number", "value": incident["number"]}]}
     )
     assert verify(itsm.store, expectation, [f"Updated {incident['number']}"]).passed
     verdict = verify(itsm.store, expectation, ["Done."])

@@ -393,18 +393,38 @@ def same_row(oracle: Run, ctx: ProbeContext) -> list[Variant]:
             start = ctx.row(entry.table, sys_id)
             if start is not None:
                 rows.setdefault((entry.table, sys_id), start)
+    return _edits_after(
+        "same_row",
+        oracle,
+        ctx,
+        rows,
+        lambda key, row: _row_edits(
+            ctx, key[0], row, changed_by_oracle.get(key, set()) | _pinned_fields(ctx, key[0])
+        ),
+    )
+
+
+def _edits_after(
+    probe: str,
+    oracle: Run,
+    ctx: ProbeContext,
+    rows: Mapping[tuple[str, str], Mapping[str, str]],
+    edits: Callable[[tuple[str, str], Mapping[str, str]], list[tuple[str, str, str]]],
+) -> list[Variant]:
+    """The oracle plus one record-API edit per (row, edit) the agent may make, at most SAME_ROWS rows."""
+    api = ctx.record_api
+    assert api is not None
     out = []
     for key, row in list(rows.items())[:SAME_ROWS]:
         table = key[0]
-        pinned = changed_by_oracle.get(key, set()) | _pinned_fields(ctx, table)
-        for kind, name, value in _row_edits(ctx, table, row, pinned):
+        for kind, name, value in edits(key, row):
             if not ctx.can("write", table, row, {name: value}):
                 continue
             edit = api.update(
                 table, key[1], {name: value}, note=f"{kind}: {name} {row.get(name, '')!r} -> {value!r}"
             )
-            label = f"same_row[{_label(table, row)}.{name} ({kind})]"
-            out.append(Variant("same_row", label, _append(oracle.actions(), [edit])))
+            label = f"{probe}[{_label(table, row)}.{name} ({kind})]"
+            out.append(Variant(probe, label, _append(oracle.actions(), [edit])))
     return out
 
 
@@ -432,19 +452,13 @@ def created_unasked(oracle: Run, ctx: ProbeContext) -> list[Variant]:
         for effect in step.effects:
             if effect.op == "insert" and effect.significant and effect.key in claimed:
                 created.setdefault(effect.key, effect.row)
-    out = []
-    for key, row in list(created.items())[:SAME_ROWS]:
-        table = key[0]
-        pinned = _named_fields(ctx, table)
-        for kind, name, value in _unlike_new(ctx, table, row, pinned)[:CREATED_EDITS]:
-            if not ctx.can("write", table, row, {name: value}):
-                continue
-            edit = api.update(
-                table, key[1], {name: value}, note=f"{kind}: {name} {row.get(name, '')!r} -> {value!r}"
-            )
-            label = f"created_unasked[{_label(table, row)}.{name} ({kind})]"
-            out.append(Variant("created_unasked", label, _append(oracle.actions(), [edit])))
-    return out
+    return _edits_after(
+        "created_unasked",
+        oracle,
+        ctx,
+        created,
+        lambda key, row: _unlike_new(ctx, key[0], row, _named_fields(ctx, key[0]))[:CREATED_EDITS],
+    )
 
 
 def _named_fields(ctx: ProbeContext, table: str) -> set[str]:
@@ -1036,7 +1050,8 @@ def _perturbed_values(
             new = arg.swapcase() if any(char.isalpha() for char in arg) else arg
         else:  # blank
             new = "   "
-        if new is not None and new != arg:
+        # A value the predicate itself accepts (one_of with "") perturbs nothing.
+        if new is not None and new != arg and not _accepted(predicate, spec, new):
             out.append((kind, new))
     return out
 
