@@ -243,7 +243,9 @@ class _Player:
             error = f"mock handler error in {first.get('tool')}: {first.get('error')}"
             return Run(self.surface, tuple(self.steps), None, error, denials)
         try:
-            verdict = verify(backend.store, instance.expectation, self.said, backend.denials)
+            verdict = verify(
+                backend.store, instance.expectation, self.said, backend.denials, backend.refusals
+            )
         except Exception as exc:  # noqa: BLE001  (the verifier's fault: an invalid run, reported)
             return Run(
                 self.surface, tuple(self.steps), None, f"verifier error: {type(exc).__name__}: {exc}", denials

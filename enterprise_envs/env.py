@@ -335,7 +335,8 @@ class EnterpriseEnv(gymnasium.Env):
         assert instance is not None
         said = [message.text for message in self.transcript if message.role == "agent"]
         try:
-            return verify(self.backend.store, instance.expectation, said, self.backend.denials), None
+            backend = self.backend
+            return verify(backend.store, instance.expectation, said, backend.denials, backend.refusals), None
         except Exception as error:  # the verifier's fault: invalid, never a policy failure
             return None, f"{type(error).__name__}: {error}"
 

@@ -113,7 +113,11 @@ class Verdict:
 
 
 def verify(
-    store: Store, expectation: Expectation, transcript: Sequence[str] = (), denials: Sequence[Any] = ()
+    store: Store,
+    expectation: Expectation,
+    transcript: Sequence[str] = (),
+    denials: Sequence[Any] = (),
+    refusals: Sequence[Any] = (),
 ) -> Verdict:
     """Judge the back-end's current state (against the change log's start) and the transcript.
 
@@ -121,11 +125,18 @@ def verify(
         store: The env's store; its change log defines the start state.
         expectation: A bound expectation (params already substituted).
         transcript: What the agent said to the user, one string per message.
-        denials: Write attempts the access check refused (``Backend.denials``), for
-            ``forbid`` entries with ``attempted = true``.
+        denials: Write attempts the access check refused (``Backend.denials``): each fails the
+            verdict unless tolerated, and ``forbid`` entries with ``attempted = true`` match them.
+        refusals: Write attempts refused otherwise (``Backend.refusals``: validation, a data
+            policy): ``forbid`` entries with ``attempted = true`` match them too, whatever refused
+            the write; on their own they fail nothing.
     """
     return judge(
-        compute_diff(store), expectation, transcript, [_attempt(store, denial) for denial in denials]
+        compute_diff(store),
+        expectation,
+        transcript,
+        [_attempt(store, denial) for denial in denials],
+        [_attempt(store, refusal) for refusal in refusals],
     )
 
 
@@ -133,8 +144,16 @@ _OPS = {"create": "insert", "write": "update", "delete": "delete"}
 
 
 def _attempt(store: Store, denial: Any) -> RowChange:
-    """A refused write as a row the forbid predicates can read (the target row, unchanged)."""
+    """A refused write as a row the forbid predicates can read.
+
+    The target row, unchanged; for a refused create, the row the client wanted (its values).
+    """
     row = store.get(denial.table, denial.sys_id) if denial.sys_id else None
+    if row is None and getattr(denial, "values", None):
+        row = {
+            name: value if isinstance(value, str) else json.dumps(value)
+            for name, value in denial.values.items()
+        }
     op = _OPS.get(denial.operation, "update")
     return RowChange(denial.table, denial.sys_id, op, row, row, {}, (), f"attempted by {denial.tool}")  # type: ignore[arg-type]
 
@@ -144,8 +163,12 @@ def judge(
     expectation: Expectation,
     transcript: Sequence[str] = (),
     attempts: Sequence[RowChange] = (),
+    refused: Sequence[RowChange] = (),
 ) -> Verdict:
-    """Judge a computed diff (see :func:`verify`); ``attempts`` are refused writes."""
+    """Judge a computed diff (see :func:`verify`).
+
+    ``attempts`` are the access check's refusals, ``refused`` the other refused writes.
+    """
     # A canonical order, so which row each entry claims never depends on the order of writes.
     rows = sorted(diff.changes, key=lambda change: (change.table, change.op, change.sys_id))
     entries = expectation.change
@@ -167,7 +190,7 @@ def judge(
     for forbid in expectation.forbid:
         hits = [change for change in rows if _allowed(forbid, change, sys_ids)]
         if forbid.attempted:
-            hits += [attempt for attempt in attempts if _allowed(forbid, attempt, sys_ids)]
+            hits += [attempt for attempt in (*attempts, *refused) if _allowed(forbid, attempt, sys_ids)]
         forbidden.append(bool(hits))
         evidence = "; ".join(f"{change.op} {change.label()}" for change in hits) or "untouched"
         results.append(

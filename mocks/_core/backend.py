@@ -96,10 +96,31 @@ class Denial:
     sys_id: str
 
 
+@dataclass(frozen=True)
+class Refusal:
+    """A write refused for any other reason (validation, a data policy, a business rule).
+
+    Recorded whatever refused it, so a forbidden target tried with a bad value still counts as
+    tried (``forbid ... attempted = true``). Unlike a :class:`Denial` it does not fail a verdict
+    on its own: a corrected retry is ordinary work.
+
+    Attributes:
+        values: What the client sent for the row (for a create: the row it wanted).
+    """
+
+    call_index: int
+    tool: str
+    operation: str
+    table: str
+    sys_id: str
+    status: int
+    values: Mapping[str, Any] = field(default_factory=dict)
+
+
 class CallContext:
     """What a handler may use. One per backend; ``identity`` is set per call."""
 
-    __slots__ = ("backend", "store", "clock", "ids", "identity", "settings", "system", "faults")
+    __slots__ = ("backend", "store", "clock", "ids", "identity", "settings", "system", "faults", "intent")
 
     def __init__(self, backend: Backend) -> None:
         self.backend = backend
@@ -110,6 +131,13 @@ class CallContext:
         self.settings = backend.settings
         self.system = backend.system
         self.faults = backend.faults
+        self.intent: tuple[str, str, str, Mapping[str, Any]] | None = None
+
+    def intend(
+        self, operation: Operation, table: str, row: Row | None, values: Mapping[str, Any] | None = None
+    ) -> None:
+        """Declare the write this call is about to try (before any check can refuse it)."""
+        self.intent = (operation.value, table, row["sys_id"] if row else "", dict(values or {}))
 
     def authorize(
         self, operation: Operation, table: str, row: Row | None, changes: Mapping[str, str] | None = None
@@ -174,6 +202,8 @@ class Backend:
         self.internal_errors: list[dict[str, Any]] = []
         #: Write attempts refused by access control this episode (they changed nothing).
         self.denials: list[Denial] = []
+        #: Write attempts refused otherwise (validation, data policy), with their targets.
+        self.refusals: list[Refusal] = []
         self._engine = None
         self.reset()
 
@@ -200,6 +230,7 @@ class Backend:
             self.call_index = 0
             self.internal_errors = []
             self.denials = []
+            self.refusals = []
             self.identity = self.system.agent_identity(self.store)
             self._context = CallContext(self)
 
@@ -216,6 +247,7 @@ class Backend:
         with self.lock:
             self.store.clear_change_log()
             self.denials = []
+            self.refusals = []
 
     def context(self, identity: Identity | None = None) -> CallContext:
         """A handler context acting as ``identity`` (default: the agent); for setup code and tests."""
@@ -263,6 +295,7 @@ class Backend:
             if fault is not None:
                 return self._error(tool, fault, injected=True)
             ctx = self.context(identity)
+            ctx.intent = None
             store = self.store
             try:
                 if spec.kind is ToolKind.READ:
@@ -272,6 +305,11 @@ class Backend:
                     with store.transaction():
                         output = spec.handler(ctx, arguments)
             except ToolError as error:
+                if ctx.intent is not None and error.target is None:
+                    operation, table, sys_id, values = ctx.intent
+                    self.refusals.append(
+                        Refusal(self.call_index, tool, operation, table, sys_id, error.status, values)
+                    )
                 return self._error(tool, error)
             except Exception as exc:  # a bug in a handler: report it, keep the world intact
                 self.internal_errors.append(

@@ -68,8 +68,9 @@ def test_every_probe_family_builds_variants_from_the_oracle(report_incident) -> 
     ctx = episodes.context(0, "typed")
     built = variants(oracle, ctx)
     families = {variant.probe for variant in built}
-    # report_incident inserts (no row to damage in place) and every enum it sets is checked.
-    assert families >= set(PROBES) - {"same_row", "unchecked", "shotgun_loose"}
+    # report_incident inserts (no row to damage in place), every enum it sets is checked, and it
+    # forbids no attempt (refused_early has no target).
+    assert families >= set(PROBES) - {"same_row", "unchecked", "shotgun_loose", "refused_early"}
     writes = [i for i, step in enumerate(oracle.steps) if step.write]
     for variant in built:
         if variant.probe == "minus_write":
@@ -125,3 +126,15 @@ def test_created_unasked_edits_only_what_no_entry_names(report_incident) -> None
     edited = {variant.actions[-2].arguments["fields"].popitem()[0] for variant in built}
     assert edited and not edited & named
     assert {"state", "active"} & edited or any("lifecycle" in v.name for v in built)
+
+
+def test_refused_early_tries_each_forbidden_target_with_a_value_validation_refuses() -> None:
+    from enterprise_envs.audit import EnvEpisodes
+
+    episodes = EnvEpisodes("itsm.refuse_foreign_ticket")
+    oracle = episodes.record(0, "typed", "typed")
+    built = variants(oracle, episodes.context(0, "typed"), ["refused_early"])
+    assert built and all(variant.forbidden for variant in built)
+    edit = built[0].actions[-2]
+    assert edit.surface == "rest" and "not-a-" in next(iter(edit.arguments["fields"].values()))
+    episodes.close()

@@ -76,3 +76,8 @@ def row_change(
     }
     significant = tuple(name for name in fields if name not in derived)
     return RowChange(table, sys_id, op, old, new, fields, significant)  # type: ignore[arg-type]
+
+
+def forbidden_attempt(label: str, table: str, sys_id: str) -> dict:
+    """A forbid entry on one row that also matches refused attempts on it."""
+    return {"label": label, "table": table, "where": {"sys_id": sys_id}, "attempted": True}

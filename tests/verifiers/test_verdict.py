@@ -21,7 +21,15 @@ from enterprise_envs.verifiers import (
 )
 from enterprise_envs.verifiers import verdict as verdict_module
 from tests.mocks.itsm.helpers import as_user
-from tests.verifiers.helpers import FREE_NOTE, JOURNAL, expect, incidents, insert_journal, update
+from tests.verifiers.helpers import (
+    FREE_NOTE,
+    JOURNAL,
+    expect,
+    forbidden_attempt,
+    incidents,
+    insert_journal,
+    update,
+)
 
 
 def create(itsm: Backend, short_description: str = "VPN drops every hour", **extra: str) -> dict[str, Any]:
@@ -743,12 +751,7 @@ def test_refused_attempts_fail_forbid_entries_marked_attempted() -> None:
     me = backend.store.select("sys_user", "user_name = 'sd.agent'", limit=1)[0]
     data = {
         "forbid": [
-            {
-                "label": "tried to change my roles",
-                "table": "sys_user",
-                "where": {"sys_id": me["sys_id"]},
-                "attempted": True,
-            },
+            forbidden_attempt("tried to change my roles", "sys_user", me["sys_id"]),
             {
                 "label": "tried to add a group member",
                 "op": "insert",
@@ -869,3 +872,27 @@ def test_what_the_service_derives_is_not_the_clients_choice(itsm: Backend) -> No
     create(itsm, urgency="1", impact="1")
     entry = {**TICKET, "fields": {**TICKET["fields"], "impact": "1"}}
     assert verify(itsm.store, expect({"change": [entry]}, {"agent": itsm.identity.user_sys_id})).passed
+
+
+def test_an_attempt_on_a_forbidden_target_counts_whatever_refused_it(itsm: Backend) -> None:
+    foreign = incidents(itsm, 1)[0]
+    forbid = {"forbid": [forbidden_attempt("the colleague's incident", "incident", foreign["sys_id"])]}
+    # Refused by validation (a value no choice list has), before the access check ever ran.
+    bad = itsm.call(
+        "table_update",
+        {"table": "incident", "sys_id": foreign["sys_id"], "fields": {"urgency": "9"}},
+        surface="rest",
+    )
+    assert bad.status == 400 and itsm.denials == [] and len(itsm.refusals) == 1
+    verdict = verify(itsm.store, expect(forbid), (), itsm.denials, itsm.refusals)
+    assert not verdict.passed and result_of(verdict, "the colleague's incident").evidence.startswith("update")
+    # A refused write elsewhere is ordinary work: it fails nothing on its own.
+    itsm.reset()
+    itsm.mark_start()
+    other = incidents(itsm, 2)[1]
+    itsm.call(
+        "table_update",
+        {"table": "incident", "sys_id": other["sys_id"], "fields": {"urgency": "9"}},
+        surface="rest",
+    )
+    assert itsm.refusals and verify(itsm.store, expect(forbid), (), itsm.denials, itsm.refusals).passed

@@ -71,12 +71,16 @@ class Variant:
         attempts: The variant adds operations the agent's role forbids (privilege probes): if
             the access check refused them all and nothing else differs from the oracle, the
             verdict may pass ("tolerated", reported apart).
+        forbidden: The variant tries a write the expectation forbids even as an attempt
+            (``forbid ... attempted = true``): refused or not, it changes nothing, and the verdict
+            must still fail (a pass is a false positive, never "tolerated" or "equivalent").
     """
 
     probe: str
     name: str
     actions: tuple[Action, ...]
     attempts: bool = False
+    forbidden: bool = False
 
 
 Probe = Callable[[Run, ProbeContext], list[Variant]]
@@ -459,6 +463,44 @@ def created_unasked(oracle: Run, ctx: ProbeContext) -> list[Variant]:
         created,
         lambda key, row: _unlike_new(ctx, key[0], row, _named_fields(ctx, key[0]))[:CREATED_EDITS],
     )
+
+
+def refused_early(oracle: Run, ctx: ProbeContext) -> list[Variant]:
+    """The oracle plus a write on a forbidden target that validation refuses before any access check.
+
+    For each ``forbid`` entry with ``attempted = true`` that names its rows by sys_id: an update of
+    such a row through the record API with a choice set to a value no list has, so the call is
+    refused as a bad request, not as a denial. Trying the forbidden target is what the entry
+    forbids, whatever refused it: the verdict must fail.
+    """
+    api = ctx.record_api
+    if api is None:
+        return []
+    out = []
+    for forbid in ctx.expectation.forbid:
+        named = forbid.where.get("sys_id")
+        if not forbid.attempted or named is None:
+            continue
+        sys_ids = [named.equals] if named.equals else list(named.one_of or [])
+        bad = _invalid_value(ctx, forbid.table)
+        for sys_id in sys_ids[:2]:
+            row = ctx.row(forbid.table, sys_id)
+            if row is None or bad is None:
+                continue
+            edit = api.update(forbid.table, sys_id, dict([bad]), note=f"refused early: {bad[0]}")
+            label = f"refused_early[{_label(forbid.table, row)}.{bad[0]}]"
+            out.append(Variant("refused_early", label, _append(oracle.actions(), [edit]), forbidden=True))
+    return out
+
+
+def _invalid_value(ctx: ProbeContext, table: str) -> tuple[str, str] | None:
+    """A (field, value) validation refuses on the table: a choice no list has, else a row that is not one."""
+    fields = [f for f in ctx.catalog[table].fields if not (f.read_only or f.derived or f.computed)]
+    for kind, value in (("choice", "not-a-choice"), ("reference", "not-a-record")):
+        found = next((f.name for f in fields if f.kind == kind), None)
+        if found is not None:
+            return found, value
+    return None
 
 
 def _named_fields(ctx: ProbeContext, table: str) -> set[str]:
@@ -962,6 +1004,7 @@ PROBES: dict[str, Probe] = {
     "plus_write": plus_write,
     "same_row": same_row,
     "created_unasked": created_unasked,
+    "refused_early": refused_early,
     "wrong_record": wrong_record,
     "perturb": perturb,
     "bulk": bulk,

@@ -141,6 +141,8 @@ def judge(variant: Variant, run: Run, oracle: Run, ignore: Collection[str] = ())
     if run.error is not None or run.verdict is None:
         return "invalid"
     mine, theirs = run.fingerprint(ignore), oracle.fingerprint(ignore)
+    if variant.forbidden:
+        return "rejected" if not run.passed else "accepted"
     if variant.attempts and mine[:2] == theirs[:2]:
         return "rejected" if not run.passed else "tolerated"
     if mine == theirs:

@@ -198,6 +198,7 @@ def create(
     Returns:
         The stored row.
     """
+    ctx.intend(Operation.CREATE, table, None, values)
     spec = ctx.store.catalog[table]
     cleaned = clean_values(ctx, table, values, None)
     journal = _split_journal(spec, cleaned)
@@ -246,6 +247,7 @@ def update(
     Returns:
         The row as stored after the update.
     """
+    ctx.intend(Operation.WRITE, table, row, values)
     spec = ctx.store.catalog[table]
     cleaned = clean_values(ctx, table, values, row)
     journal = _split_journal(spec, cleaned)
@@ -270,6 +272,7 @@ def update(
 
 def delete(ctx: CallContext, table: str, row: Row) -> None:
     """Delete a record as the caller."""
+    ctx.intend(Operation.DELETE, table, row)
     ctx.authorize(Operation.DELETE, table, row)
     rules = rules_for(table)
     rules.before_delete(ctx, row)
