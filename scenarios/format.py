@@ -31,6 +31,11 @@ def scenario_json_schema() -> dict[str, Any]:
     return schema
 
 
+#: The template root of the caller's closed facts in ``[expect]``: ``{{facts.deadline}}`` is the
+#: persona's fact ``deadline`` as drawn for the instance (what required text must state).
+FACTS = "facts"
+
+
 class ScenarioError(ValueError):
     """A scenario that cannot be loaded or instantiated: the author's bug, never the agent's."""
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from enterprise_envs.mocks._core.backend import Backend
 from enterprise_envs.mocks._core.faults import FaultConfig
-from enterprise_envs.scenarios.format import Scenario, ScenarioError, Solution, SolutionStep, ViewCheck
+from enterprise_envs.scenarios.format import FACTS, Scenario, ScenarioError, Solution, SolutionStep, ViewCheck
 from enterprise_envs.scenarios.users.persona import Persona
 from enterprise_envs.verifiers.expectations import (
     Expectation,
@@ -178,7 +178,8 @@ def draw_instance(
     }
     try:
         persona = Persona.model_validate(bind_params(scenario.user, params, leave=fact_keys))
-        expectation = load_expectation(scenario.expect, params, backend.system.catalog)
+        facts = {FACTS: {fact.key: fact.value for fact in persona.facts}}
+        expectation = load_expectation(scenario.expect, {**params, **facts}, backend.system.catalog)
         faults = FaultConfig.from_dict(bind_params(scenario.faults, params))
     except (ExpectationError, ValueError, TypeError) as error:
         raise ScenarioError(f"{scenario.id}: {error}") from None

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from enterprise_envs.scenarios.format import Scenario, ScenarioError
+from enterprise_envs.scenarios.format import FACTS, Scenario, ScenarioError
 from enterprise_envs.scenarios.users.acts import occurs
 
 _TEMPLATE = re.compile(r"\{\{\s*([A-Za-z0-9_\-]+)[A-Za-z0-9_.\-]*\s*\}\}")
@@ -77,7 +77,7 @@ def _check_templates(scenario: Scenario, source: str) -> None:
     """Every ``{{name...}}`` must name a param, a saved setup result, a solution result or a fact."""
     known = set(scenario.params) | {call.save_as for call in scenario.setup if call.save_as}
     facts = {fact.get("key") for fact in scenario.user.get("facts", []) if isinstance(fact, dict)}
-    shadowed = sorted(known & (facts | saved_names(scenario)))
+    shadowed = sorted(known & (facts | saved_names(scenario) | {FACTS}))
     if shadowed:
         # {{name}} in the persona would be left for the simulator and never filled from the param.
         raise ScenarioError(
@@ -92,7 +92,8 @@ def _check_templates(scenario: Scenario, source: str) -> None:
         ("user.opening", scenario.user.get("opening", ""), known | facts),
         ("view", [(check.where, check.text) for check in scenario.view.values()], known),
         ("faults", scenario.faults, known),
-        ("expect", scenario.expect, known),
+        # The verifier checks required text against the caller's facts: {{facts.<key>}}.
+        ("expect", scenario.expect, known | {FACTS}),
         ("solutions", [solution.model_dump() for solution in scenario.solutions], known | saved),
     ):
         for name in _template_roots(data):

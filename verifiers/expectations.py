@@ -77,6 +77,14 @@ class FieldPredicate(_Strict):
     one_of: list[Text] | None = None
     contains: Text | None = Field(None, description="Case-insensitive substring.")
     matches: str | None = Field(None, description="Python regular expression, searched anywhere.")
+    carries: list[Text] | None = Field(
+        None,
+        description="Facts the text must state, each one (the caller's closed facts, as "
+        "{{facts.<key>}}): its content words close together in one sentence, in any wording around them.",
+    )
+    carries_any: list[Text] | None = Field(
+        None, description="Facts of which the text must state one at least."
+    )
     nonempty: bool | None = None
     empty: bool | None = None
     changed: bool | None = Field(None, description="The value differs from its value before the change.")
@@ -129,6 +137,9 @@ class FieldPredicate(_Strict):
         given = self.model_fields_set
         if all(getattr(self, name) is None for name in given):
             raise ValueError("a predicate needs at least one condition")
+        for listed in ("one_of", "carries", "carries_any"):
+            if listed in given and getattr(self, listed) == []:
+                raise ValueError(f"{listed} = [] checks nothing")
         for flag in sorted(_FLAGS & given):
             if getattr(self, flag) is False:
                 raise ValueError(f"{flag} = false checks nothing; use the opposite condition instead")

@@ -9,6 +9,7 @@ from typing import Literal
 
 from enterprise_envs.verifiers.diff import RowChange
 from enterprise_envs.verifiers.expectations import FieldPredicate
+from enterprise_envs.verifiers.text import states
 
 Side = Literal["before", "after"]
 #: Entry id -> sys_ids of the rows it claims; None while candidates are being computed.
@@ -18,6 +19,10 @@ Claims = Mapping[str, frozenset[str]] | None
 @lru_cache(maxsize=512)
 def _regex(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
+
+
+def _short(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _number(text: str) -> float | None:
@@ -57,6 +62,12 @@ def failure(
         return f"{shown}, expected one of {predicate.one_of!r}"
     if predicate.contains is not None and predicate.contains.casefold() not in value.casefold():
         return f"{shown}, expected it to contain {predicate.contains!r}"
+    if predicate.carries is not None:
+        missing = [fact for fact in predicate.carries if not states(value, fact)]
+        if missing:
+            return f"{_short(shown)}, expected it to state {missing[0]!r}"
+    if predicate.carries_any is not None and not any(states(value, fact) for fact in predicate.carries_any):
+        return f"{_short(shown)}, expected it to state one of {predicate.carries_any!r}"
     if predicate.matches is not None and not _regex(predicate.matches).search(value):
         return f"{shown}, expected it to match /{predicate.matches}/"
     if predicate.nonempty and not value.strip():

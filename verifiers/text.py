@@ -22,6 +22,7 @@ where the run starts (a lookbehind on its own class) and open-ended gaps (``.*``
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
 __all__ = [
@@ -29,8 +30,11 @@ __all__ = [
     "MAX_READ_CHARS",
     "MAX_VALUE_CHARS",
     "SENTENCE_BREAKS",
+    "fact_tokens",
     "pieces",
     "readable",
+    "states",
+    "value_pattern",
     "value_tokens",
 ]
 
@@ -102,3 +106,186 @@ def value_tokens(text: str) -> tuple[str, ...]:
         if token and len(token) <= MAX_VALUE_CHARS and ("@" in token or any(c.isdigit() for c in token)):
             found.setdefault(token, None)
     return tuple(found)
+
+
+# -- facts in text ---------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=8192)
+def value_pattern(value: str) -> re.Pattern[str] | None:
+    """The one matcher for a value said verbatim: case-insensitive, whole tokens, any white space.
+
+    The simulated user, its guard and the fidelity metrics use it for fact values and canaries.
+    """
+    parts = value.split()
+    if not parts:
+        return None
+    body = r"\s+".join(re.escape(part) for part in parts)
+    return re.compile(rf"(?<![^\W_]){body}(?![^\W_])", re.IGNORECASE)
+
+
+#: Words that carry no fact: a fact is told when its other words are there ("Friday at noon" is
+#: told by "due Friday noon"; "four of us on the team" by "four people on the caller's team").
+_FUNCTION_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "at",
+        "of",
+        "on",
+        "in",
+        "to",
+        "for",
+        "from",
+        "by",
+        "with",
+        "and",
+        "or",
+        "but",
+        "as",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "there",
+        "here",
+        "us",
+        "we",
+        "our",
+        "ours",
+        "me",
+        "my",
+        "mine",
+        "i",
+        "you",
+        "your",
+        "yours",
+        "he",
+        "she",
+        "him",
+        "her",
+        "his",
+        "they",
+        "them",
+        "their",
+        "theirs",
+        "can",
+        "could",
+        "will",
+        "would",
+        "should",
+        "may",
+        "might",
+        "must",
+        "do",
+        "does",
+        "did",
+        "has",
+        "have",
+        "had",
+        "all",
+        "any",
+        "some",
+        "every",
+        "each",
+        "so",
+        "just",
+        "also",
+        "very",
+        "really",
+        "then",
+        "than",
+        "about",
+        "into",
+        "over",
+        "up",
+        "out",
+    ]
+)
+_NUMBER_WORDS = {
+    word: str(number)
+    for number, word in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+            "twenty",
+        ]
+    )
+}
+_WORD = re.compile(r"[^\W_]+")
+
+
+def _normal_tokens(text: str) -> list[str]:
+    words = _WORD.findall(unicodedata.normalize("NFKC", readable(text)).casefold())
+    return [_NUMBER_WORDS.get(word, word) for word in words]
+
+
+@lru_cache(maxsize=8192)
+def fact_tokens(value: str) -> tuple[str, ...]:
+    """The words that carry a fact's content (function words dropped; number words as digits).
+
+    A value of function words only ("only me") keeps all its words.
+    """
+    words = _normal_tokens(value)
+    content = tuple(dict.fromkeys(word for word in words if word not in _FUNCTION_WORDS))
+    return content or tuple(dict.fromkeys(words))
+
+
+@lru_cache(maxsize=8192)
+def states(text: str, value: str) -> bool:
+    """Whether a text states a fact: its content words all occur close together in one sentence.
+
+    Deterministic and linear: each sentence piece is scanned once for a window of at most
+    ``3 x words + 4`` tokens holding every content word of the value (in any order), so
+    paraphrase around the fact ("client deliverable due Friday noon") counts and a text without
+    it (".", "urgent", a keyword in another sense) does not. A fact of more than three content
+    words (a plan) is stated by two thirds of them in one sentence piece. The verifier's ``carries`` predicate
+    and the fidelity metrics read facts with it.
+    """
+    wanted = fact_tokens(value)
+    if not wanted:
+        return False
+    need = set(wanted)
+    if len(need) > 3:
+        # A long fact (a plan, a list of steps) is told in other words: two thirds of its
+        # content words in one sentence piece.
+        enough = -(-2 * len(need) // 3)
+        return any(len(need.intersection(_normal_tokens(piece))) >= enough for piece in pieces(text))
+    width = 3 * len(wanted) + 4
+    for piece in pieces(text):
+        words = _normal_tokens(piece)
+        last: dict[str, int] = {}
+        for index, word in enumerate(words):
+            if word in need:
+                last[word] = index
+                if len(last) == len(need) and index - min(last.values()) < width:
+                    return True
+    return False

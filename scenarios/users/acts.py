@@ -28,7 +28,7 @@ from functools import lru_cache
 
 from enterprise_envs.scenarios.users.persona import Persona, compiled
 from enterprise_envs.scenarios.users.turns import AgentAct, Message, UserIntent
-from enterprise_envs.verifiers.text import pieces, readable, value_tokens
+from enterprise_envs.verifiers.text import pieces, readable, value_pattern, value_tokens
 
 __all__ = [
     "CHECK",
@@ -403,15 +403,8 @@ def _agent_values(text: str) -> tuple[str, ...]:
 
 
 #: Every cache here is bounded: fact values and agent messages are new in every episode, and a
-#: training run plays millions of them in one process.
-@lru_cache(maxsize=8192)
-def value_pattern(value: str) -> re.Pattern[str] | None:
-    """The one matcher for values in text (acts, fidelity, guard): case-insensitive, whole tokens."""
-    parts = value.split()
-    if not parts:
-        return None
-    body = r"\s+".join(re.escape(part) for part in parts)
-    return re.compile(rf"(?<![^\W_]){body}(?![^\W_])", re.IGNORECASE)
+#: training run plays millions of them in one process. (``value_pattern`` is the one value matcher,
+#: in verifiers/text.py, shared with the verifier.)
 
 
 @lru_cache(maxsize=16384)

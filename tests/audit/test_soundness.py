@@ -97,3 +97,19 @@ def test_an_expectation_the_start_state_meets_is_not_necessary() -> None:
         Rewritten("itsm.status_check", lambda e: edited(e, communicate=[])), [0], probes=["no_op"]
     )
     assert audit.necessity.ok == 0 and "not_necessary" in [f.kind for f in audit.findings]
+
+
+def test_a_keyword_list_accepts_off_fact_text_and_carries_rejects_it() -> None:
+    # escalate's justification note was a keyword list before it carried the caller's facts.
+    def keywords(expectation):
+        data = expectation.model_dump(exclude_none=True)
+        for entry in data["change"]:
+            if "carries_any" in entry.get("fields", {}).get("value", {}):
+                entry["fields"]["value"] = {"matches": "(?i)(deadline|friday|people|affected|block)"}
+        return edited(expectation, change=data["change"])
+
+    listed = audit_scenario(Rewritten("itsm.escalate", keywords), [0], probes=["perturb"])
+    assert not listed.passed
+    assert any("off_fact" in finding.check for finding in listed.findings)
+    carried = audit_scenario(EnvEpisodes("itsm.escalate"), [0], probes=["perturb"])
+    assert carried.passed and carried.probes["perturb"].rejected > listed.probes["perturb"].rejected

@@ -79,6 +79,11 @@ CASES = [
     ({"before": {"equals": "1"}}, "2", "3", False),
     ({"before": "1"}, "2", "1", True),  # nested shorthand
     ({"before": {"before": {"empty": True}}}, "2", "", True),
+    ({"carries": ["Friday at noon"]}, "Client deliverable due Friday noon.", None, True),
+    ({"carries": ["Friday at noon", "four of us"]}, "Due Friday noon.", None, False),
+    ({"carries": ["Friday at noon"]}, "Updated as discussed.", None, False),
+    ({"carries_any": ["Friday at noon", "four of us"]}, "Four people are blocked.", None, True),
+    ({"carries_any": ["Friday at noon", "four of us"]}, "The deadline matters.", None, False),
     # several keys: all must hold
     ({"contains": "vpn", "not_equals": "vpn"}, "vpn drops", None, True),
     ({"contains": "vpn", "not_equals": "vpn"}, "vpn", None, False),

@@ -1030,9 +1030,20 @@ def variants(oracle: Run, ctx: ProbeContext, probes: Sequence[str] | None = None
 def _perturbations_for(predicate: FieldPredicate) -> tuple[str, ...]:
     if predicate.equals is not None or predicate.one_of is not None:
         return ("neighbour", "empty", "padded", "case")
-    if predicate.contains is not None or predicate.matches is not None or predicate.nonempty:
-        return ("empty", "blank")
+    text_checks = (predicate.carries, predicate.carries_any, predicate.contains, predicate.matches)
+    if any(check is not None for check in text_checks) or predicate.nonempty:
+        # Required text: none, blank, a formality, and keywords used in another sense.
+        return ("empty", "blank", "content_free", "off_fact")
     return ()
+
+
+#: Required text with no facts in it: a formality, and the words keyword checks look for used in
+#: another sense. A text the caller's facts must fill fails both.
+CONTENT_FREE_TEXT = "Updated as discussed."
+OFF_FACT_TEXT = (
+    "Escalation note: the deadline, the people affected, the error and when it started were not "
+    "discussed; urgent follow-up needed since the caller is blocked."
+)
 
 
 def _feeds(
@@ -1091,6 +1102,10 @@ def _perturbed_values(
             new = f" {arg} "
         elif kind == "case":
             new = arg.swapcase() if any(char.isalpha() for char in arg) else arg
+        elif kind == "content_free":
+            new = CONTENT_FREE_TEXT
+        elif kind == "off_fact":
+            new = OFF_FACT_TEXT
         else:  # blank
             new = "   "
         # A value the predicate itself accepts (one_of with "") perturbs nothing.
