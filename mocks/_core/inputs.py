@@ -109,6 +109,9 @@ def plain_json(value: Any, *, limits: InputLimits = LIMITS, check_text: bool = T
     Raises:
         InputError: Naming the first offending place.
     """
+    flat = _flat_copy(value, limits, check_text)
+    if flat is not None:
+        return flat
     items = 0
     chars = 0
 
@@ -170,6 +173,48 @@ def plain_json(value: Any, *, limits: InputLimits = LIMITS, check_text: bool = T
             else:
                 copy.append(plain)
     return top
+
+
+def _flat_copy(
+    value: Any, limits: InputLimits, check_text: bool, nested: bool = True
+) -> dict[str, Any] | None:
+    """The common case, fast: a small dict of plain strings, booleans, integers and None.
+
+    With ``nested``, a value may itself be such a dict (an action and its arguments). Returns the
+    copy, or None when anything needs the full walk (which also finds the error).
+    """
+    if type(value) is not dict or len(value) > 64:
+        return None
+    chars = 0
+    copy: dict[str, Any] | None = None
+    for key, item in value.items():
+        if type(key) is not str:
+            return None
+        kind = type(item)
+        if kind is str:
+            chars += len(item) + len(key)
+            if check_text and ("\x00" in item or not item.isascii()):
+                return None  # let the full walk decide (non-ASCII is checked there)
+        elif item is None or kind is bool:
+            chars += len(key)
+        elif kind is int:
+            if not -MAX_INT <= item <= MAX_INT:
+                return None
+            chars += len(key)
+        elif kind is dict and nested:
+            inner = _flat_copy(item, limits, check_text, nested=False)
+            if inner is None:
+                return None
+            copy = copy if copy is not None else dict(value)
+            copy[key] = inner
+            chars += len(key) + sum(len(k) + (len(v) if type(v) is str else 0) for k, v in inner.items())
+        else:
+            return None
+        if check_text and ("\x00" in key or not key.isascii()):
+            return None
+    if chars > limits.max_chars or len(value) + 1 > limits.max_items:
+        return None
+    return copy if copy is not None else dict(value)
 
 
 def _container(item: Any, path: str) -> dict[str, Any] | list[Any]:
