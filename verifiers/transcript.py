@@ -3,6 +3,7 @@
 Matching is deterministic and token-based: text is Unicode-normalized (NFKC), lowercased and
 split into runs of letters and digits; a value matches when its tokens appear contiguously in
 one message. So "INC0010041" matches "your ticket is inc0010041.", and "10" does not match "100".
+A record number written apart ("INC-0010041", "inc 0010041") is joined back into one token.
 
 :func:`says` is the exclusive form: the value must be said somewhere it is not listed among its
 rivals ("New, In Progress or On Hold" says none of them), see its docstring.
@@ -35,7 +36,31 @@ def tokens(text: str) -> list[str]:
 @lru_cache(maxsize=4096)
 def _tokens(text: str) -> tuple[str, ...]:
     normalized = readable(unicodedata.normalize("NFKC", readable(text)).casefold())
-    return tuple(_TOKEN.findall(normalized))
+    return _joined_numbers(_TOKEN.findall(normalized))
+
+
+_PREFIX = re.compile(r"[a-z]{2,5}")
+_DIGITS = re.compile(r"\d{7}")
+
+
+def _joined_numbers(found: list[str]) -> tuple[str, ...]:
+    """Tokens with a record number written apart joined again.
+
+    "INC-0010041" and "inc 0010041" become "inc0010041", so a number counts in whatever form the
+    agent typed it.
+    """
+    out: list[str] = []
+    index = 0
+    while index < len(found):
+        token = found[index]
+        following = found[index + 1] if index + 1 < len(found) else ""
+        if _PREFIX.fullmatch(token) and _DIGITS.fullmatch(following):
+            out.append(token + following)
+            index += 2
+            continue
+        out.append(token)
+        index += 1
+    return tuple(out)
 
 
 def mentions(messages: Iterable[str], value: str) -> bool:

@@ -69,3 +69,14 @@ def test_pieces_and_values_are_bounded(text: str) -> None:
 @given(before=st.text(max_size=50), after=st.text(max_size=50))
 def test_a_verbatim_fact_in_its_own_sentence_is_always_stated(before: str, after: str) -> None:
     assert states(f"{before}\nThe deadline is Friday at noon.\n{after}", "Friday at noon")
+
+
+@pytest.mark.parametrize("form", ["INC0010041", "inc0010041", "INC-0010041", "INC 0010041", "Inc 0010041."])
+def test_a_record_number_counts_in_any_form_the_agent_types(form: str) -> None:
+    from enterprise_envs.verifiers.transcript import mentions, says
+
+    message = f"Your new ticket is {form} and the team has it."
+    assert mentions([message], "INC0010041") and says([message], "INC0010041")
+    # Written apart or not, a number listed among its rivals still tells nothing.
+    assert not says([f"It is {form} or INC-0010042."], "INC0010041")
+    assert not mentions([message], "INC0010042")
