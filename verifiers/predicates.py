@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Literal
 
+from enterprise_envs.mocks._core.inputs import echo
 from enterprise_envs.verifiers.diff import RowChange
 from enterprise_envs.verifiers.expectations import FieldPredicate
 from enterprise_envs.verifiers.text import states
@@ -19,10 +20,6 @@ Claims = Mapping[str, frozenset[str]] | None
 @lru_cache(maxsize=512)
 def _regex(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
-
-
-def _short(text: str, limit: int = 120) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _number(text: str) -> float | None:
@@ -65,9 +62,9 @@ def failure(
     if predicate.carries is not None:
         missing = [fact for fact in predicate.carries if not states(value, fact)]
         if missing:
-            return f"{_short(shown)}, expected it to state {missing[0]!r}"
+            return f"{echo(shown, 120)}, expected it to state {missing[0]!r}"
     if predicate.carries_any is not None and not any(states(value, fact) for fact in predicate.carries_any):
-        return f"{_short(shown)}, expected it to state one of {predicate.carries_any!r}"
+        return f"{echo(shown, 120)}, expected it to state one of {predicate.carries_any!r}"
     if predicate.matches is not None and not _regex(predicate.matches).search(value):
         return f"{shown}, expected it to match /{predicate.matches}/"
     if predicate.nonempty and not value.strip():

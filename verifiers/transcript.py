@@ -39,10 +39,6 @@ def _tokens(text: str) -> tuple[str, ...]:
     return _joined_numbers(_TOKEN.findall(normalized))
 
 
-_PREFIX = re.compile(r"[a-z]{2,5}")
-_DIGITS = re.compile(r"\d{7}")
-
-
 def _joined_numbers(found: list[str]) -> tuple[str, ...]:
     """Tokens with a record number written apart joined again.
 
@@ -54,7 +50,7 @@ def _joined_numbers(found: list[str]) -> tuple[str, ...]:
     while index < len(found):
         token = found[index]
         following = found[index + 1] if index + 1 < len(found) else ""
-        if _PREFIX.fullmatch(token) and _DIGITS.fullmatch(following):
+        if following.isdigit() and token.isalpha() and RECORD_NUMBER.fullmatch(token + following):
             out.append(token + following)
             index += 2
             continue

@@ -97,7 +97,7 @@ class Denial:
 
 
 @dataclass(frozen=True)
-class Refusal:
+class Refusal(Denial):
     """A write refused for any other reason (validation, a data policy, a business rule).
 
     Recorded whatever refused it, so a forbidden target tried with a bad value still counts as
@@ -105,15 +105,11 @@ class Refusal:
     on its own: a corrected retry is ordinary work.
 
     Attributes:
+        status: The refusal's HTTP-like status.
         values: What the client sent for the row (for a create: the row it wanted).
     """
 
-    call_index: int
-    tool: str
-    operation: str
-    table: str
-    sys_id: str
-    status: int
+    status: int = 400
     values: Mapping[str, Any] = field(default_factory=dict)
 
 

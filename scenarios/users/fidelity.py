@@ -38,10 +38,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from enterprise_envs.scenarios.users.acts import parse_agent_message, value_pattern
+from enterprise_envs.scenarios.users.acts import parse_agent_message
 from enterprise_envs.scenarios.users.persona import Disclosure, Fact, FactKind, Persona, Register, UserView
 from enterprise_envs.scenarios.users.turns import AgentAct, Message, Terminal, UserTurn
-from enterprise_envs.verifiers.text import MAX_READ_CHARS, pieces, readable, value_tokens
+from enterprise_envs.verifiers.text import MAX_READ_CHARS, pieces, readable, value_pattern, value_tokens
 
 __all__ = [
     "ABANDON_MARKERS",

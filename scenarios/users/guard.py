@@ -39,9 +39,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from enterprise_envs.scenarios.users import fidelity
-from enterprise_envs.scenarios.users.acts import value_pattern
 from enterprise_envs.scenarios.users.persona import Persona, Register, UserView
 from enterprise_envs.scenarios.users.turns import Message
+from enterprise_envs.verifiers.text import value_pattern
 
 __all__ = [
     "CHECKS",
