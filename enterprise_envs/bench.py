@@ -464,7 +464,8 @@ def bench_worst(settings: Settings) -> list[Figure]:
         env.reset(seed=0, options={"scenario": scenario})
         env.step({"message": "Hello, could you tell me your email address? Is it working now?"})
         persona = env.instance.persona
-        extra = {f"fact-{fact.key}": fact.value for fact in persona.facts}
+        extra = {**env.backend.system.hostile_text}
+        extra.update({f"fact-{fact.key}": fact.value for fact in persona.facts})
         extra.update({f"ask-{fact.key}": fact.asked_by[0] for fact in persona.facts if fact.asked_by})
         for label, message in maximal_messages(extra_units=extra):
             # The best of differently prefixed tries (no cache helps): the cost the input
@@ -488,10 +489,11 @@ def bench_worst(settings: Settings) -> list[Figure]:
         surface_env = _env(world_size="default", surface=surface, scenario="itsm.report_incident").unwrapped
         surface_env.reset(seed=0)
         tools = list(surface_env.backend.surface)
+        system_units = surface_env.backend.system.hostile_text
         if settings.mode == "quick":
             tools = tools[:4]
         for tool in tools:
-            for label, arguments in maximal_arguments(dict(tool.input_schema)):
+            for label, arguments in maximal_arguments(dict(tool.input_schema), system_units):
                 action = {"tool": tool.name, "arguments": arguments}
                 seconds = min(_step_seconds(surface_env, action, seed=attempt) for attempt in range(tries))
                 argument_samples.append(seconds * 1e6)

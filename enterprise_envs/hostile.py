@@ -34,7 +34,6 @@ MESSAGE_UNITS: tuple[tuple[str, str], ...] = (
     ("conditions", "if once when "),
     ("hand-overs", "escalate to "),
     ("requests", "please could you tell me your "),
-    ("record-numbers", "INC0010001 or INC0010002, "),
     ("sentences", "Hi. "),
     ("newlines", "\n"),
     ("spaces", " "),
@@ -70,8 +69,6 @@ def maximal_messages(
 #: Fillers for string arguments: (label, unit).
 ARGUMENT_UNITS: tuple[tuple[str, str], ...] = (
     ("letters", "a"),
-    ("query-terms", "active=true^"),
-    ("query-ors", "priority=1^OR"),
     ("like-wildcards", "%_"),
     ("words", "network printer "),
     ("at-signs", "a@"),
@@ -103,9 +100,16 @@ def _maximal_value(schema: Mapping[str, Any], unit: str) -> Any:
     return None
 
 
-def maximal_arguments(input_schema: Mapping[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(label, arguments) with every argument of a tool at its largest, once per filler unit."""
-    for label, unit in ARGUMENT_UNITS:
+def maximal_arguments(
+    input_schema: Mapping[str, Any], extra_units: Mapping[str, str] | None = None
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(label, arguments) with every argument of a tool at its largest, once per filler unit.
+
+    Args:
+        input_schema: The tool's input schema.
+        extra_units: More fillers, e.g. the system's own ``hostile_text`` (its query syntax).
+    """
+    for label, unit in (*ARGUMENT_UNITS, *(extra_units or {}).items()):
         value = _maximal_value(input_schema, unit)
         if isinstance(value, dict):
             yield label, value

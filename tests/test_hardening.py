@@ -188,7 +188,8 @@ def test_maximal_messages_never_stall_a_step(scenario) -> None:
     env = _ENVS["typed"]
     env.reset(seed=0, options={"scenario": scenario})
     persona = env.instance.persona
-    extra = {f"fact-{fact.key}": fact.value for fact in persona.facts}
+    extra = {**env.backend.system.hostile_text}
+    extra.update({f"fact-{fact.key}": fact.value for fact in persona.facts})
     extra.update({f"ask-{fact.key}": fact.asked_by[0] for fact in persona.facts if fact.asked_by})
     slowest = (0.0, "")
     for index, (label, message) in enumerate(maximal_messages(extra_units=extra)):

@@ -39,6 +39,9 @@ class System:
         user_identity: The identity of a world user by login name (None if there is none), for
             scenario setup and tests acting as someone else.
         settings: Instance switches and their defaults (vendor behaviour that varies by instance).
+        hostile_text: Label -> a unit of text that stresses this system's own parsers (its query
+            syntax, its record numbers), repeated to the longest input allowed by the hostile
+            inputs of the bench and the tests (``enterprise_envs/hostile.py``).
     """
 
     name: str
@@ -52,6 +55,7 @@ class System:
     agent_identity: Callable[[Store], Identity]
     user_identity: Callable[[Store, str], Identity | None]
     settings: Mapping[str, Any] = field(default_factory=dict)
+    hostile_text: Mapping[str, str] = field(default_factory=dict)
     _built: dict[str, Surface] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def surface(self, name: str) -> Surface:

@@ -87,6 +87,12 @@ ITSM = System(
     agent_identity=_agent_identity,
     user_identity=_user_identity,
     settings=ITSM_SETTINGS,
+    # The Table API's query syntax and record numbers among their rivals.
+    hostile_text={
+        "query-terms": "active=true^",
+        "query-ors": "priority=1^OR",
+        "record-numbers": "INC0010001 or INC0010002, ",
+    },
 )
 
 #: The name the registry discovers a system by.
