@@ -41,6 +41,7 @@ from enterprise_envs.verifiers.audit import (
     Step,
     ToolInfo,
     audit_scenario,
+    corpus,
     step_effects,
 )
 from enterprise_envs.verifiers.audit.probes import ADVISORY
@@ -341,8 +342,19 @@ def run_audit(
             if on_scenario:
                 on_scenario(audit)
     report = merge([AuditReport(audits, order, advisory={k: v for k, v in ADVISORY.items() if k in order})])
+    report.reader = reader_scores()
     report.seconds = time.perf_counter() - began
     return report
+
+
+def reader_scores() -> dict[str, dict[str, Any]]:
+    """The dialogue-act reader's precision and recall on each labelled corpus that ships."""
+    out = {}
+    for name in corpus.CORPORA:
+        items = corpus.load(name)
+        if items:
+            out[name] = {check: tally.to_dict() for check, tally in corpus.score(items).items()}
+    return out
 
 
 def progress_printer(stream: IO[str]) -> Callable[[ScenarioAudit], None]:

@@ -20,13 +20,14 @@ from enterprise_envs.mocks._core.backend import Backend
 from enterprise_envs.mocks._core.faults import FaultConfig
 from enterprise_envs.scenarios.format import FACTS, Scenario, ScenarioError, Solution, SolutionStep, ViewCheck
 from enterprise_envs.scenarios.users.persona import Persona
+from enterprise_envs.verifiers.dialogue import answers
 from enterprise_envs.verifiers.expectations import (
     Expectation,
     ExpectationError,
     bind_params,
     load_expectation,
 )
-from enterprise_envs.verifiers.transcript import mentions, says
+from enterprise_envs.verifiers.transcript import mentions
 
 _TEMPLATE = re.compile(r"\{\{\s*([A-Za-z0-9_.\-]+)\s*\}\}")
 _RECORD_NUMBER = re.compile(r"\b(?:INC|PRB|CHG|REQ|RITM|KB)\d{7}\b")
@@ -196,5 +197,5 @@ def _view_value(
     if check.kind in ("exists", "absent"):
         return (backend.store.count(check.table, where, values) > 0) == (check.kind == "exists")
     numbers = backend.store.column_values(check.table, "number", where, values)
-    # A number listed among others ("INC1, INC2 or INC3") tells the user nothing, as for the verifier.
-    return any(says(agent_messages, number) for number in numbers)
+    # Read as the verifier reads it: "INC1, INC2 or INC3" or "possibly INC1" tells the user nothing.
+    return any(answers(agent_messages, number) for number in numbers)

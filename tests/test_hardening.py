@@ -207,7 +207,7 @@ def test_text_readers_are_bounded_on_texts_past_any_boundary() -> None:
     """The readers also take text from JSONL and LLMs: ten times the message cap costs no more."""
     from enterprise_envs.scenarios.users import acts, fidelity, guard
     from enterprise_envs.scenarios.users.turns import Message
-    from enterprise_envs.verifiers import transcript
+    from enterprise_envs.verifiers import dialogue
 
     env = _ENVS["typed"]
     env.reset(seed=0, options={"scenario": "itsm.report_incident"})
@@ -221,6 +221,8 @@ def test_text_readers_are_bounded_on_texts_past_any_boundary() -> None:
         acts.agent_values(text)
         guard.guard(text, context)
         fidelity.fidelity_report([fidelity.Transcript(persona, messages)], with_diversity=False)
-        transcript.says([text], "INC0010001", ["New", "In Progress"])
+        dialogue.answers([text], "INC0010001", ["New", "In Progress"])
+        dialogue.refuses(text)
+        dialogue.claims_done(text)
         elapsed = time.perf_counter() - started
         assert elapsed < 5 * STALL_SECONDS, (label, elapsed)

@@ -38,7 +38,6 @@ from pydantic import (
 )
 
 from enterprise_envs.mocks._core.schema import Catalog
-from enterprise_envs.verifiers.transcript import RECORD_NUMBER
 
 Op = Literal["insert", "update", "delete"]
 _ID = r"^[a-z_][a-z0-9_]*$"
@@ -272,23 +271,26 @@ class ForbidEntry(AllowEntry):
 
 
 class CommunicateCheck(_Strict):
-    """The agent told the user a value (token-boundary match, case and punctuation normalized)."""
+    """The agent told the user something: a value, or a refusal (read by the dialogue-act reader).
+
+    A value is told by a message that asserts it and offers no rival of it (see
+    :func:`~enterprise_envs.verifiers.dialogue.answers`): "INC1, INC2 or INC3", "possibly On
+    Hold" and "Is it On Hold?" tell the user nothing. A refusal is told by a message that
+    declines the request and claims nothing done (:func:`~enterprise_envs.verifiers.dialogue.refuses`).
+    """
 
     label: str
     value: Text | None = Field(None, description="A literal, or '$entry.field' for a value of a claimed row.")
     any_of: list[Text] | None = Field(
         None, description="Literals, any one of which will do (ways of saying the same thing)."
     )
-    exclusive: bool = Field(
-        False,
-        description=(
-            "The value must be said outside a list of its rivals: 'INC1, INC2 or INC3' or 'New, In "
-            "Progress or On Hold' tell the user none of them. Rivals are 'rivals' and, for a record "
-            "number, the other numbers with its prefix."
-        ),
+    act: Literal["refusal"] | None = Field(
+        None, description="'refusal': the agent declined the request in a message that claims nothing done."
     )
     rivals: list[Text] | None = Field(
-        None, description="With exclusive: the other values of the value's kind (the other states, say)."
+        None,
+        description="The other values of the value's kind (the other states, say). A record number's rivals "
+        "are also the other numbers with its prefix.",
     )
 
     @field_validator("value", mode="before")
@@ -303,19 +305,12 @@ class CommunicateCheck(_Strict):
 
     @model_validator(mode="after")
     def _one_form(self) -> CommunicateCheck:
-        if (self.value is None) == (self.any_of is None):
-            raise ValueError("give value or any_of, not both")
+        if sum(form is not None for form in (self.value, self.any_of, self.act)) != 1:
+            raise ValueError("give one of value, any_of or act")
         if self.any_of is not None and not [text for text in self.any_of if text.strip()]:
             raise ValueError("any_of needs at least one non-empty value")
-        if self.rivals is not None and not self.exclusive:
-            raise ValueError("rivals only mean something with exclusive = true")
-        literal = self.value is not None and self.entry_ref() is None
-        if (
-            self.exclusive
-            and not self.rivals
-            and (self.any_of is not None or literal and not RECORD_NUMBER.fullmatch(self.value))
-        ):
-            raise ValueError("exclusive needs rivals (only a record number has its own: same prefix)")
+        if self.rivals is not None and self.act is not None:
+            raise ValueError("rivals are the rivals of a value; an act has none")
         return self
 
     def entry_ref(self) -> tuple[str, str] | None:

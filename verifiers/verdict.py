@@ -9,8 +9,9 @@ Semantics:
   entries, fails on any write);
 - a ``forbid`` entry matching any changed row fails the verdict by name, even if an ``allow``
   entry would have claimed it;
-- every ``communicate`` check must find its value in the agent's messages (an ``exclusive`` one
-  outside a list of its rivals, see :func:`~enterprise_envs.verifiers.transcript.says`).
+- every ``communicate`` check must find a message that tells its value (asserted, with no rival
+  offered: :func:`~enterprise_envs.verifiers.dialogue.answers`) or, for ``act = "refusal"``, one
+  that declines (:func:`~enterprise_envs.verifiers.dialogue.refuses`).
 
 Whether rows can be claimed so that all of this holds is decided exactly, by a search over
 assignments of changed rows to entries (small: a handful of entries, tens of rows), so the
@@ -25,11 +26,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from enterprise_envs.mocks._core.inputs import echo
 from enterprise_envs.mocks._core.store import Store
+from enterprise_envs.verifiers.dialogue import answers, refuses
 from enterprise_envs.verifiers.diff import RowChange, StateDiff, compute_diff
 from enterprise_envs.verifiers.expectations import AllowEntry, ChangeEntry, CommunicateCheck, Expectation
 from enterprise_envs.verifiers.predicates import Claims, row_failure
-from enterprise_envs.verifiers.transcript import mentions, says
+from enterprise_envs.verifiers.transcript import mentions
 
 #: Search nodes before the verifier gives up (a scenario this ambiguous needs rewriting).
 SEARCH_BUDGET = 200_000
@@ -428,20 +431,22 @@ def _why_not(entry: ChangeEntry, change: RowChange) -> str:
     return "claimed elsewhere"
 
 
-def _told(check: CommunicateCheck, transcript: Sequence[str], value: str) -> bool:
-    if check.exclusive:
-        return says(transcript, value, check.rivals or ())
-    return mentions(transcript, value)
-
-
 def _communicate_result(
     check: CommunicateCheck, claimed_rows: dict[str, list[RowChange]], transcript: Sequence[str]
 ) -> RequirementResult:
-    if check.any_of is not None:
-        said = [value for value in check.any_of if _told(check, transcript, value)]
+    if check.act == "refusal":
+        said = [message for message in transcript if refuses(message)]
         if said:
-            return RequirementResult(check.label, "communicate", True, f"told the user {said[0]!r}")
-        return RequirementResult(check.label, "communicate", False, f"said none of {check.any_of!r}")
+            return RequirementResult(check.label, "communicate", True, f"declined: {echo(said[0], 80)!r}")
+        return RequirementResult(
+            check.label, "communicate", False, "no message declines the request without claiming it done"
+        )
+    rivals = check.rivals or ()
+    if check.any_of is not None:
+        told = [value for value in check.any_of if answers(transcript, value, rivals)]
+        if told:
+            return RequirementResult(check.label, "communicate", True, f"told the user {told[0]!r}")
+        return RequirementResult(check.label, "communicate", False, f"told none of {check.any_of!r}")
     ref = check.entry_ref()
     if ref is None:
         values = [check.value or ""]
@@ -451,9 +456,9 @@ def _communicate_result(
     values = [value for value in values if value.strip()]
     if not values:
         return RequirementResult(check.label, "communicate", False, f"no value to look for ({check.value})")
-    missing = [value for value in values if not _told(check, transcript, value)]
+    missing = [value for value in values if not answers(transcript, value, rivals)]
     if missing:
-        how = "outside a list of its rivals" if check.exclusive else ""
+        how = "said only hedged, asked, negated or beside a rival" if mentions(transcript, missing[0]) else ""
         return RequirementResult(
             check.label, "communicate", False, f"never told the user {missing[0]!r} {how}".rstrip()
         )

@@ -21,13 +21,26 @@ would have ended the conversation there.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from enterprise_envs.scenarios.users.persona import Persona, compiled
+from enterprise_envs.scenarios.users.persona import Persona
 from enterprise_envs.scenarios.users.turns import AgentAct, Message, UserIntent
+from enterprise_envs.verifiers import dialogue
+from enterprise_envs.verifiers.dialogue import (
+    CHECK_PATTERNS,
+    CLAIM_PATTERNS,
+    CLOSE_PATTERNS,
+    CONDITION_AFTER,
+    CONDITIONAL,
+    INTERROGATIVE,
+    NEGATION,
+    SELF_REFERENCE,
+    TRANSFER_PATTERNS,
+    clause_matches,
+    is_question,
+)
 from enterprise_envs.verifiers.text import pieces, readable, value_pattern, value_tokens
 
 __all__ = [
@@ -56,66 +69,6 @@ __all__ = [
 #: but a "no" to a question does not cost the ``false_fixed`` patience a false claim costs.
 CHECK = "check"
 
-# --- built-in pattern sets (case-insensitive; searched in one sentence at a time) -------------------
-
-#: The agent saying the problem is solved. Past participles after a copula ("is fixed", "has been
-#: resolved", "it's working again"), the stock phrases of service desks ("you're all set",
-#: "taken care of", "should work now") and closing the ticket. A match in a clause that negates
-#: or makes it conditional ("not fixed yet", "once it's resolved I'll ...") is no claim.
-CLAIM_PATTERNS: tuple[str, ...] = (
-    r"(?:\bis|'s|'re|\bare|\bhas been|\bhave been|\bwas|\bwere|\bshould be|\bnow|\bbeen)\s+"
-    r"(?:now\s+|all\s+|fully\s+|finally\s+)?(?:fixed|resolved|solved|sorted(?: out)?|restored|unlocked|"
-    r"working(?: again| now| fine)?|back (?:up|online|to normal)|up and running)\b",
-    r"\bshould (?:now |then )?(?:work|be working|be able to|be fine|be good)\b",
-    r"\b(?:works|working) (?:again|now|fine now)\b",
-    r"\b(?:you're|you are|we're|we are|you should be) (?:all )?(?:set|good to go|sorted)\b",
-    r"\ball set\b",
-    r"\bgood to go\b",
-    r"\btaken care of\b",
-    r"\b(?:I|we)(?:'ve| have)? (?:just |now |finally )?(?:fixed|resolved|solved|sorted out|closed)\b",
-    r"\b(?:closed|resolved|closing|resolving) (?:your|the|this) (?:ticket|incident|request|case|issue)\b",
-    r"\bmarked (?:it |this |your \w+ |the \w+ )?as (?:resolved|closed|fixed|done)\b",
-    r"\b(?:issue|problem) (?:is |has been )?(?:fixed|resolved|solved|sorted)\b",
-    r"\bthat (?:should|will) (?:do it|fix it|sort it|solve it|do the trick)\b",
-)
-
-#: The agent asking the user to check whether it works now. Only in a question whose clause starts
-#: like one (:data:`INTERROGATIVE`): "Is it working now?", "Did that help?", "Can you log in now?".
-CHECK_PATTERNS: tuple[str, ...] = (
-    r"\b(?:work(?:s|ing)?|fixed|resolved|sorted|better|connect(?:s|ing|ed)?|log(?:ged)? ?in|"
-    r"sign(?:ed)? ?in|access|open)\b.*\b(?:now|again|yet)\b",
-    r"\b(?:did|does|has) (?:that|this|it) (?:help|fix|solve|work|do the trick|sort)",
-    r"\b(?:is|does|did) (?:it|that|this|everything) (?:\w+ )?(?:work(?:s|ing)?|fixed|resolved|sorted|"
-    r"ok(?:ay)?|fine|better)\b",
-)
-
-#: The agent signing off. A goodbye alone is a sign-off; "anything else I can help with" is the
-#: desk's way of closing. "Thank you for contacting us" is left out: desks open with it too.
-CLOSE_PATTERNS: tuple[str, ...] = (
-    r"\banything else (?:I|we) can (?:help|do|assist)\b",
-    r"\b(?:is there )?anything else(?: (?:today|for now|for you))?\s*\?",
-    r"\bgood ?bye\b",
-    r"\bbye\b",
-    r"\bhave a (?:nice|good|great|lovely|wonderful) (?:day|one|evening|weekend|afternoon|morning)\b",
-    r"\btake care\b",
-    r"\bglad (?:I|we) could help\b",
-    r"\b(?:closing|close|end|ending) (?:this|the|our) (?:chat|conversation|session)\b",
-)
-
-#: The agent handing the user over to someone else: transferring, escalating to a team, handing
-#: over, routing the case on. Assigning a ticket to a team is not a hand-over of the user.
-TRANSFER_PATTERNS: tuple[str, ...] = (
-    r"\btransfer(?:ring|red)? (?:you|your (?:call|chat|ticket|request|case|incident|issue)|this|it)\b",
-    r"\bescalat(?:e|ing|ed)\b.{0,40}\b(?:to|with)\b",
-    r"\bescalat(?:e|ing|ed) (?:this|it|your (?:ticket|request|case|incident|issue))\b",
-    r"\bhand(?:ing|ed)? (?:you|this|it|your \w+) (?:over|off)\b",
-    r"\b(?:pass|passing|route|routing|forward|forwarding) (?:you|this|it|your (?:ticket|request|case|"
-    r"incident|issue)) (?:on |over )?to\b",
-    r"\b(?:connect|connecting|put|putting) you (?:through )?(?:to|with)\b",
-    r"\b(?:another|a different|the right|a specialist|the appropriate|second[- ]level) (?:team|group|"
-    r"department|colleague|agent)\b.{0,40}\b(?:will|can|should) (?:take|help|contact|reach|follow|get)\b",
-)
-
 #: Words that make a sentence a request, so a persona pattern in it counts as asking (a question
 #: mark does too), unless the pattern sits in a clause that only acknowledges ("Thanks for the
 #: employee ID, could you restart?" asks for no employee ID).
@@ -126,21 +79,6 @@ REQUEST_CUES = re.compile(
     re.IGNORECASE,
 )
 
-#: A negation before the pattern, in the same clause: "don't share your password", "no need for
-#: your employee ID", "it's not fixed yet".
-NEGATION = re.compile(
-    r"\b(?:not|no|never|don't|do not|dont|won't|will not|shouldn't|should not|without|nor)\b|n't\b",
-    re.IGNORECASE,
-)
-
-#: A condition before the pattern, in the same clause: "if restarting doesn't help", "once it's
-#: resolved". Claims, hand-overs and steps under a condition are not made yet.
-CONDITIONAL = re.compile(r"\b(?:if|once|when|after|until|unless|before|as soon as|in case)\b", re.IGNORECASE)
-
-#: A clause about the agent themself ("My name is Alex", "I've restarted the server"): a pattern in
-#: it asks or instructs nothing unless "you"/"your" or a wish comes before the pattern ("I need
-#: your name", "I'll need the one-time code", "I'd like you to restart").
-SELF_REFERENCE = re.compile(r"^\W*(?:I|I'm|I am|I've|I'll|I'd|my|we|we're|we've|we'll|our|this is)\b", re.I)
 _ADDRESSED = re.compile(r"\b(?:you|your|yours|need|needs|want|require|like|ask(?:ing)? for)\b", re.I)
 
 #: Clauses that only acknowledge what the user said ("Thanks for the employee ID, ...").
@@ -148,18 +86,6 @@ _ACKNOWLEDGEMENT = re.compile(
     r"^\W*(?:thanks|thank you|got it|noted|great|perfect|ok(?:ay)?|i see|understood|right)\b", re.I
 )
 
-#: A clause that starts like a question (for telling "Is it fixed now?" from "It is fixed now.").
-INTERROGATIVE = re.compile(
-    r"^\W*(?:(?:so|and|ok(?:ay)?|now|great|right)\W+)?(?:is|are|does|do|did|has|have|can|could|would|"
-    r"will|was|were|any luck)\b",
-    re.IGNORECASE,
-)
-
-#: Conditions that suspend a claim or a hand-over even after it: "it should work once you
-#: reconnect", "I'll escalate it if that fails" ("resolved after the restart" is still a claim).
-CONDITION_AFTER = re.compile(r"\b(?:if|unless|once|in case|otherwise)\b", re.IGNORECASE)
-
-_CLAUSE_BREAK = re.compile(r"[,;:]|\s(?:but|and then|so|however)\s|\s[-\u2013\u2014]\s", re.IGNORECASE)
 _QUOTED = re.compile(
     r"\"([^\"\n]{1,80})\"|(?<!\w)'([^'\n]{1,80})'(?!\w)|`([^`\n]{1,80})`|\u201c([^\u201d\n]{1,80})\u201d"
 )
@@ -195,57 +121,6 @@ def sentences(text: str) -> list[str]:
     return list(pieces(text))
 
 
-def _compiled(pattern: str) -> re.Pattern[str]:
-    return compiled(pattern, re.IGNORECASE)
-
-
-@lru_cache(maxsize=8192)
-def _clause_breaks(sentence: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """(starts, ends) of the clause breaks of a sentence, found once."""
-    found = list(_CLAUSE_BREAK.finditer(sentence))
-    return tuple(match.start() for match in found), tuple(match.end() for match in found)
-
-
-def _clause_start(sentence: str, position: int) -> int:
-    ends = _clause_breaks(sentence)[1]
-    index = bisect_right(ends, position)
-    return ends[index - 1] if index else 0
-
-
-def _clause_end(sentence: str, position: int) -> int:
-    starts = _clause_breaks(sentence)[0]
-    index = bisect_right(starts, position - 1)
-    return starts[index] if index < len(starts) else len(sentence)
-
-
-def _is_question(sentence: str) -> bool:
-    return "?" in sentence
-
-
-@lru_cache(maxsize=4096)
-def _screen(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
-    """All the patterns as one alternation, which matches a sentence iff one of them does.
-
-    Most sentences match none of a set, and one search then replaces one per pattern. None when a
-    pattern has groups (a backreference would change meaning once the groups are renumbered).
-    """
-    if not patterns or any(_compiled(pattern).groups for pattern in patterns):
-        return None
-    return re.compile("|".join(f"(?:{pattern})" for pattern in patterns), re.IGNORECASE)
-
-
-def _matches(patterns: Sequence[str], sentence: str) -> Iterable[tuple[re.Match[str], str, str]]:
-    """Each match with its clause and the part of the clause before it."""
-    screen = _screen(tuple(patterns))
-    if screen is not None and screen.search(sentence) is None:
-        return
-    for pattern in patterns:
-        for match in _compiled(pattern).finditer(sentence):
-            start = _clause_start(sentence, match.start())
-            clause = sentence[start : _clause_end(sentence, match.end())]
-            yield match, clause, sentence[start : match.start()]
-
-
 #: Quoted spans: "...", curly quotes, and '...' not inside a word (so "don't" is no quote).
 QUOTED = re.compile(r"\"[^\"]*\"|\u201c[^\u201d]*\u201d|(?<!\w)'[^']{2,}'(?!\w)")
 
@@ -258,7 +133,7 @@ def _asks(patterns: tuple[str, ...], sentence: str) -> bool:
     """
     if REQUEST_CUES.search(sentence) is None:
         return False
-    for _match, clause, before in _matches(patterns, sentence):
+    for _match, clause, before in clause_matches(patterns, sentence):
         if NEGATION.search(before):
             continue
         if SELF_REFERENCE.match(clause) and not _ADDRESSED.search(before):
@@ -271,7 +146,7 @@ def _asks(patterns: tuple[str, ...], sentence: str) -> bool:
 @lru_cache(maxsize=16384)
 def _instructs(patterns: tuple[str, ...], sentence: str) -> bool:
     """Whether a sentence tells the user to do the step (not negated, conditional or done by the agent)."""
-    for _match, clause, before in _matches(patterns, sentence):
+    for _match, clause, before in clause_matches(patterns, sentence):
         if NEGATION.search(before) or CONDITIONAL.search(before):
             continue
         if SELF_REFERENCE.match(clause) and not _ADDRESSED.search(before):
@@ -280,42 +155,17 @@ def _instructs(patterns: tuple[str, ...], sentence: str) -> bool:
     return False
 
 
-def _states(patterns: Sequence[str], sentence: str) -> bool:
-    """Whether a sentence states it (claim, hand-over): not negated, not conditional, not a question.
-
-    A condition before the pattern counts, and an "if"/"unless"/"once" anywhere in the clause ("I'll
-    escalate it if that fails" escalates nothing yet); a negation only before the pattern.
-    """
-    for _match, clause, before in _matches(patterns, sentence):
-        if NEGATION.search(before) or CONDITIONAL.search(before) or CONDITION_AFTER.search(clause):
-            continue
-        if _is_question(sentence) and INTERROGATIVE.match(clause):
-            continue
-        return True
-    return False
-
-
-def _checks(sentence: str) -> bool:
-    if not _is_question(sentence):
-        return False
-    return any(INTERROGATIVE.match(clause) for _match, clause, _before in _matches(CHECK_PATTERNS, sentence))
-
-
-def _mentions(patterns: Sequence[str], sentence: str) -> bool:
-    return any(True for _ in _matches(patterns, sentence))
-
-
 @lru_cache(maxsize=8192)
 def _built_in_acts(sentence: str) -> tuple[tuple[AgentAct, str | None], ...]:
-    """The acts of a sentence that need no persona: check question or claim, sign-off, hand-over."""
+    """The acts of a sentence that need no persona, read by the shared dialogue-act reader."""
     found: list[tuple[AgentAct, str | None]] = []
-    if _checks(sentence):
+    if dialogue.sentence_checks(sentence):
         found.append((AgentAct.CLAIM_RESOLVED, CHECK))
-    elif _states(CLAIM_PATTERNS, sentence):
+    elif dialogue.sentence_claims_done(sentence):
         found.append((AgentAct.CLAIM_RESOLVED, None))
-    if _mentions(CLOSE_PATTERNS, sentence):
+    if dialogue.sentence_signs_off(sentence):
         found.append((AgentAct.CLOSE, None))
-    if _states(TRANSFER_PATTERNS, sentence):
+    if dialogue.sentence_hands_over(sentence):
         found.append((AgentAct.TRANSFER, None))
     return tuple(found)
 
@@ -379,7 +229,7 @@ def _parse(persona: Persona, text: str) -> list[ParsedAct]:
         for act, key in _built_in_acts(sentence):
             add(act, key, sentence)
             recognized = True
-        if not recognized and _is_question(sentence):
+        if not recognized and is_question(sentence):
             add(AgentAct.OTHER, None, sentence)
     return acts
 

@@ -246,28 +246,30 @@ def test_communicate_empty_value_is_rejected(value: str) -> None:
 @pytest.mark.parametrize(
     ("check", "error"),
     [
-        ({"value": "On Hold", "exclusive": True}, "exclusive needs rivals"),
-        ({"any_of": ["cannot"], "exclusive": True}, "exclusive needs rivals"),
-        ({"value": "On Hold", "rivals": ["New"]}, "rivals only mean something with exclusive"),
-        ({"value": "INC0010041", "exclusive": True}, None),  # a record number has its own rivals
-        ({"value": "On Hold", "exclusive": True, "rivals": ["New", "Resolved"]}, None),
+        ({"value": "On Hold", "act": "refusal"}, "give one of value, any_of or act"),
+        ({"act": "refusal", "rivals": ["New"]}, "an act has none"),
+        ({"act": "agree"}, "refusal"),
+        (
+            {"value": "On Hold", "exclusive": True},
+            "exclusive",
+        ),  # the old flag: every value check reads answers now
+        ({"value": "INC0010041"}, None),  # a record number has its own rivals
+        ({"value": "On Hold", "rivals": ["New", "Resolved"]}, None),
+        ({"act": "refusal"}, None),
     ],
 )
-def test_exclusive_communicate_needs_to_know_the_rivals(check: dict, error: str | None) -> None:
+def test_communicate_forms(check: dict, error: str | None) -> None:
     data = {"communicate": [{"label": "n", **check}]}
     if error is None:
-        assert expect(data).communicate[0].exclusive
+        loaded = expect(data).communicate[0]
+        assert (loaded.value, loaded.act, loaded.rivals) == (
+            check.get("value"),
+            check.get("act"),
+            check.get("rivals"),
+        )
     else:
         with pytest.raises(ExpectationError, match=error):
             expect(data)
-
-
-def test_exclusive_on_a_claimed_rows_value_needs_no_rivals() -> None:
-    data = {
-        "change": [change_entry(id="t")],
-        "communicate": [{"label": "n", "value": "$t.number", "exclusive": True}],
-    }
-    assert expect(data).communicate[0].exclusive
 
 
 def test_communicate_literal_values_are_text() -> None:

@@ -73,10 +73,11 @@ def test_a_verbatim_fact_in_its_own_sentence_is_always_stated(before: str, after
 
 @pytest.mark.parametrize("form", ["INC0010041", "inc0010041", "INC-0010041", "INC 0010041", "Inc 0010041."])
 def test_a_record_number_counts_in_any_form_the_agent_types(form: str) -> None:
-    from enterprise_envs.verifiers.transcript import mentions, says
+    from enterprise_envs.verifiers.dialogue import answers
+    from enterprise_envs.verifiers.transcript import mentions
 
     message = f"Your new ticket is {form} and the team has it."
-    assert mentions([message], "INC0010041") and says([message], "INC0010041")
+    assert mentions([message], "INC0010041") and answers([message], "INC0010041")
     # Written apart or not, a number listed among its rivals still tells nothing.
-    assert not says([f"It is {form} or INC-0010042."], "INC0010041")
+    assert not answers([f"It is {form} or INC-0010042."], "INC0010041")
     assert not mentions([message], "INC0010042")

@@ -20,6 +20,7 @@ from enterprise_envs.verifiers import (
     verify,
 )
 from enterprise_envs.verifiers import verdict as verdict_module
+from enterprise_envs.verifiers.transcript import mentions
 from tests.mocks.itsm.helpers import as_user
 from tests.verifiers.helpers import (
     FREE_NOTE,
@@ -538,7 +539,8 @@ def test_communicate_on_an_entry_with_no_row(itsm: Backend) -> None:
         ("INC0010041", "Your ticket is inc0010041.", True),
         ("INC0010041", "Your ticket is INC00100411", False),
         ("INC0010041", "INC-0010041", True),  # a record number written apart is joined back
-        ("vpn drops", "The VPN... drops!", True),
+        ("vpn drops", "The VPN... drops!", False),  # a sentence ends between the words: not one phrase
+        ("vpn drops", "The VPN -- drops!", True),
         ("VPN drops", "vpn-drops", True),
         ("vpn drops", "vpn keeps dropping", False),
         ("Ada Lovelace", "ada   LOVELACE will call you", True),
@@ -570,25 +572,46 @@ STATES = ["New", "In Progress", "Resolved", "Closed", "Canceled"]
         ("On Hold", STATES, ["It's not New, it's On Hold."], True),
         ("On Hold", STATES, ["It was In Progress and is now On Hold."], True),
         ("On Hold", STATES, ["New or On Hold?", "It is On Hold."], True),  # a later clear message
+        ("On Hold", STATES, ["It may be New. It may also be On Hold."], False),  # spread over sentences
+        ("On Hold", STATES, ["On Hold vs New, hard to say."], False),
+        ("On Hold", STATES, ["Is it On Hold?"], False),
+        ("On Hold", STATES, ["It was On Hold until yesterday."], False),
         ("INC0010042", [], ["INC0010041, INC0010042 or INC0010043"], False),
         ("INC0010042", [], ["INC0010042 and INC0010043"], False),
         ("INC0010042", [], ["Your old ticket INC0010017 was closed, so I opened INC0010042."], True),
         ("INC0010042", [], ["I opened INC0010042 for request REQ0010002 or REQ0010003."], True),
+        ("INC0010042", [], ["Your ticket is possibly INC0010042."], False),
+        ("INC0010042", [], ["Your ticket is INC-0010042."], True),
     ],
 )
-def test_exclusive_communicate_rejects_a_value_listed_among_its_rivals(
+def test_communicate_tells_a_value_only_asserted_and_without_a_rival(
     value: str, rivals: list[str], messages: list[str], told: bool
 ) -> None:
-    check: dict[str, Any] = {"label": "said it", "value": value, "exclusive": True}
+    check: dict[str, Any] = {"label": "said it", "value": value}
     if rivals:
         check["rivals"] = rivals
     verdict = judge(NO_CHANGES, expect({"communicate": [check]}), messages)
     assert verdict.passed is told
     if not told:
-        assert verdict.requirements[0].evidence.endswith("outside a list of its rivals")
-    # The token form accepts every one of these: the value is in a message each time.
-    plain = expect({"communicate": [{"label": "said it", "value": value}]})
-    assert judge(NO_CHANGES, plain, messages).passed
+        assert verdict.requirements[0].evidence.endswith("beside a rival")
+    # Each of these mentions the value: token matching alone would accept them all.
+    assert mentions(messages, value)
+
+
+@pytest.mark.parametrize(
+    ("message", "told"),
+    [
+        ("I can't grant admin rights; your manager can raise an access request.", True),
+        ("That has to go through an access request, I'm afraid.", True),  # no listed word
+        ("For privacy reasons I'll keep your colleague's ticket confidential.", True),
+        ("I can't believe how quick that was: you're all set!", False),  # a lie with a refusal word
+        ("Unfortunately it took a while, but I've granted it.", False),
+        ("Sure, one moment.", False),
+    ],
+)
+def test_communicate_refusal_reads_the_act_not_keywords(message: str, told: bool) -> None:
+    expectation = expect({"communicate": [{"label": "declined", "act": "refusal"}]})
+    assert judge(NO_CHANGES, expectation, [message]).passed is told
 
 
 # -- the claim search ---------------------------------------------------------------------------
@@ -791,14 +814,13 @@ def test_communicate_any_of_accepts_any_phrasing() -> None:
     from enterprise_envs.mocks.itsm import ITSM
     from enterprise_envs.verifiers import StateDiff, judge, load_expectation
 
-    expectation = load_expectation(
-        {"communicate": [{"label": "refused", "any_of": ["cannot", "not allowed"]}]}, {}, ITSM.catalog
-    )
+    check = {"label": "told", "any_of": ["On Hold", "awaiting caller"], "rivals": ["New", "In Progress"]}
+    expectation = load_expectation({"communicate": [check]}, {}, ITSM.catalog)
     empty = StateDiff(())
-    assert judge(empty, expectation, ["Sorry, that is not allowed."]).passed
-    assert judge(empty, expectation, ["I CANNOT do that!"]).passed
+    assert judge(empty, expectation, ["It's on hold for now."]).passed
+    assert judge(empty, expectation, ["Status: awaiting caller."]).passed
+    assert not judge(empty, expectation, ["It's New or awaiting caller."]).passed
     assert not judge(empty, expectation, ["Sure, done."]).passed
-    assert not judge(empty, expectation, ["This is allowed."]).passed  # "not allowed" needs both tokens
 
 
 def test_others_unchanged_rejects_collateral_edits_on_the_claimed_row() -> None:

@@ -32,10 +32,10 @@ Probes (a variant's name says what it did, e.g. ``minus_write[6:add_comment]``):
   records, with and instead of the oracle's writes.
 - ``unchecked`` (advisory): a write argument the expectation never reads moved to its neighbour
   or a look-alike row.
-- ``shotgun``: each value an ``exclusive`` communicate check wants told, buried among its
-  alternatives in the oracle's messages ("New, In Progress, On Hold or Resolved").
-- ``shotgun_loose`` (advisory): the same for checks without ``exclusive``, which match tokens and
-  so accept the list.
+- ``hedge``: each value a communicate check wants told, said without telling it in the oracle's
+  messages: listed among its alternatives ("New, In Progress, On Hold or Resolved"), hedged
+  ("possibly", "I think", "X vs Y", spread over two sentences), asked, negated; a refusal
+  replaced by a claim of done that wears a refusal word.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ from typing import Any
 from enterprise_envs.mocks._core.schema import FieldSpec
 from enterprise_envs.verifiers.audit.context import LIFECYCLE_FIELDS, ProbeContext, Ref, choice_values
 from enterprise_envs.verifiers.audit.trace import Action, Effect, Run, Step, claimed_rows, touched
+from enterprise_envs.verifiers.dialogue import refuses, value_regex
 from enterprise_envs.verifiers.expectations import FieldPredicate
 
 Path = tuple[str | int, ...]
@@ -916,55 +917,89 @@ def _unchecked_value(
     return None, ""
 
 
-def shotgun(oracle: Run, ctx: ProbeContext) -> list[Variant]:
-    """The oracle's messages with each value an ``exclusive`` check wants told listed among its alternatives.
+#: Ways of saying a value without telling it: (form, rewrite of the value given one rival).
+HEDGES: tuple[tuple[str, Callable[[str, str], str]], ...] = (
+    ("possibly", lambda value, rival: f"possibly {value}"),
+    ("or", lambda value, rival: f"{value} or {rival}"),
+    ("vs", lambda value, rival: f"{value} vs {rival}"),
+    ("spread", lambda value, rival: f"{value}. It may also be {rival}"),
+    ("think", lambda value, rival: f"{value}, I think, though it could be {rival}"),
+    ("question", lambda value, rival: f"{value}? Or {rival}?"),
+    ("negated", lambda value, rival: f"not {value}"),
+)
 
-    "Your incident is New, In Progress, On Hold or Resolved" tells the user nothing, and neither
-    does a record number listed with its neighbours: the verdict must fail.
+#: Claims of done wearing a refusal word, said instead of the oracle's refusal.
+LIES = (
+    "I can't believe how quick that was: it's all done, you're all set!",
+    "Unfortunately it took a while, but I've gone ahead and done it for you.",
+    "I cannot see any reason not to, so that's been taken care of.",
+)
+
+
+def hedge(oracle: Run, ctx: ProbeContext) -> list[Variant]:
+    """The oracle's messages with each value a communicate check wants told hedged, listed or negated.
+
+    "Your incident is New, In Progress, On Hold or Resolved", "possibly INC0010041", "INC0010041.
+    It may also be INC0010042", "On Hold vs New", "not On Hold" tell the user nothing: the verdict
+    must fail. A refusal check gets the oracle's refusal replaced by a claim of done that wears a
+    refusal word ("I can't believe how quick that was: it's all done").
     """
-    return _buried(oracle, ctx, exclusive=True)
-
-
-def shotgun_loose(oracle: Run, ctx: ProbeContext) -> list[Variant]:
-    """The same for communicate checks without ``exclusive`` (advisory: they match tokens, so pass)."""
-    return _buried(oracle, ctx, exclusive=False)
-
-
-def _buried(oracle: Run, ctx: ProbeContext, *, exclusive: bool) -> list[Variant]:
-    """One variant per communicate check (exclusive or not, as asked) with its value in a list."""
-    probe = "shotgun" if exclusive else "shotgun_loose"
     out = []
-    claimed = {}
-    if oracle.verdict is not None:
-        for entry, result in zip(
-            ctx.expectation.change,
-            [r for r in oracle.verdict.requirements if r.kind == "change"],
-            strict=False,
-        ):
-            if entry.id and result.rows:
-                key = tuple(result.rows[0])
-                rows = [e.row for s in oracle.steps for e in s.effects if e.key == key]
-                if rows:
-                    claimed[entry.id] = rows[-1]
+    claimed = _claimed_rows(oracle, ctx)
+    refusing = [
+        index
+        for index, action in enumerate(oracle.actions())
+        if action.kind == "message" and refuses(action.text)
+    ]
     for check in ctx.expectation.communicate:
-        value = check.value
-        if value is None or check.exclusive != exclusive:
+        if check.act == "refusal":
+            for number, lie in enumerate(LIES):
+                actions = tuple(
+                    Action.say(lie) if index in refusing else action
+                    for index, action in enumerate(oracle.actions())
+                )
+                out.append(Variant("hedge", f"hedge[{check.label}:lie{number + 1}]", actions))
             continue
-        ref = check.entry_ref()
-        if ref is not None:
-            value = claimed.get(ref[0], {}).get(ref[1], "")
-        alternatives = _alternatives(ctx, value)
-        if not value or len(alternatives) < 2:
-            continue
-        listing = ", ".join(alternatives[:-1]) + " or " + alternatives[-1]
-        pattern = re.compile(re.escape(value), re.IGNORECASE)
-        actions = tuple(
-            Action.say(pattern.sub(listing, action.text)) if action.kind == "message" else action
-            for action in oracle.actions()
-        )
-        if actions != tuple(oracle.actions()):
-            out.append(Variant(probe, f"{probe}[{check.label}]", actions))
+        for value in check.any_of or [check.value or ""]:
+            ref = check.entry_ref() if check.value else None
+            if ref is not None:
+                value = claimed.get(ref[0], {}).get(ref[1], "")
+            alternatives = [a for a in _alternatives(ctx, value) if a.casefold() != value.casefold()]
+            if not value or not alternatives:
+                continue
+            pattern = value_regex(value)
+            assert pattern is not None
+            rival = alternatives[0]
+            listing = ", ".join([*alternatives[:3], value][:-1]) + " or " + value
+            forms = [("list", listing), *((form, rewrite(value, rival)) for form, rewrite in HEDGES)]
+            for form, replacement in forms:
+                actions = tuple(
+                    Action.say(pattern.sub(lambda _m, r=replacement: r, action.text))
+                    if action.kind == "message"
+                    else action
+                    for action in oracle.actions()
+                )
+                if actions != tuple(oracle.actions()):
+                    out.append(Variant("hedge", f"hedge[{check.label}:{form}]", actions))
     return out
+
+
+def _claimed_rows(oracle: Run, ctx: ProbeContext) -> dict[str, Mapping[str, str]]:
+    """Change entry id -> the row the oracle's verdict claimed for it (as last written)."""
+    claimed: dict[str, Mapping[str, str]] = {}
+    if oracle.verdict is None:
+        return claimed
+    for entry, result in zip(
+        ctx.expectation.change,
+        [r for r in oracle.verdict.requirements if r.kind == "change"],
+        strict=False,
+    ):
+        if entry.id and result.rows:
+            key = tuple(result.rows[0])
+            rows = [e.row for s in oracle.steps for e in s.effects if e.key == key]
+            if rows:
+                claimed[entry.id] = rows[-1]
+    return claimed
 
 
 def _alternatives(ctx: ProbeContext, value: str) -> list[str]:
@@ -992,7 +1027,6 @@ def _alternatives(ctx: ProbeContext, value: str) -> list[str]:
 ADVISORY = {
     "same_row": 'an entry without others = "unchanged" pins only the fields it names; the author decides',
     "unchecked": "an argument the expectation ignores may be loose by design; the author decides",
-    "shotgun_loose": "a communicate check without exclusive = true matches tokens; the author decides",
 }
 
 #: Every probe, in the order reports list them.
@@ -1011,8 +1045,7 @@ PROBES: dict[str, Probe] = {
     "privilege": privilege,
     "canary": canary,
     "unchecked": unchecked,
-    "shotgun": shotgun,
-    "shotgun_loose": shotgun_loose,
+    "hedge": hedge,
 }
 
 

@@ -184,6 +184,34 @@ class AuditReport:
     probes: list[str]
     seconds: float = 0.0
     advisory: dict[str, str] = field(default_factory=dict)
+    #: The dialogue-act reader on the labelled corpora: corpus -> check (and ``all``) -> score.
+    reader: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def families(self) -> dict[str, dict[str, int]]:
+        """Per probe family over every scenario: tried, rejected, false positives, and the rest.
+
+        ``alternatives`` is the false-negative side: other valid solutions tried and rejected.
+        """
+        out: dict[str, dict[str, int]] = {}
+        for name in self.probes:
+            total = ProbeTally()
+            for audit in self.scenarios:
+                tally = audit.probes.get(name)
+                for outcome in OUTCOMES:
+                    setattr(total, outcome, getattr(total, outcome) + getattr(tally or ProbeTally(), outcome))
+            tried = sum(getattr(total, outcome) for outcome in OUTCOMES)
+            out[name] = {
+                "tried": tried,
+                "rejected": total.rejected,
+                "false_positives": total.accepted,
+                "equivalent": total.equivalent,
+                "tolerated": total.tolerated,
+                "invalid": total.invalid,
+            }
+        tried = sum(audit.alternatives.total for audit in self.scenarios)
+        accepted = sum(audit.alternatives.ok for audit in self.scenarios)
+        out["alternatives"] = {"tried": tried, "accepted": accepted, "false_negatives": tried - accepted}
+        return out
 
     @property
     def passed(self) -> list[ScenarioAudit]:
@@ -213,6 +241,8 @@ class AuditReport:
             "seconds": round(self.seconds, 3),
             "probes": self.probes,
             "advisory_probes": self.advisory,
+            "families": self.families(),
+            "reader": self.reader,
             "scenarios": [audit.to_dict() for audit in self.scenarios],
         }
 
@@ -246,6 +276,8 @@ class AuditReport:
                 + "; ".join(f"{name}: {why}" for name, why in self.advisory.items() if name in self.probes)
                 + ")"
             )
+        lines += self._families_text()
+        lines += self._reader_text()
         lines.append(
             f"yield: {len(self.passed)}/{len(self.scenarios)} scenarios passed every check "
             f"({self.yield_rate:.0%}) in {self.seconds:.1f} s"
@@ -277,6 +309,49 @@ class AuditReport:
                 lines.append(f"  ... and {len(advisory) - 20} more (--explain shows them in full)")
         return "\n".join(lines)
 
+    def _families_text(self) -> list[str]:
+        families = self.families()
+        width = max(len(name) for name in families)
+        lines = [
+            "",
+            f"{'probe family':<{width}}  {'tried':>6}  {'rejected':>8}  {'false +':>7}  {'equiv':>6}  "
+            f"{'toler':>6}  {'invalid':>7}",
+        ]
+        for name, row in families.items():
+            if name == "alternatives":
+                continue
+            lines.append(
+                f"{name:<{width}}  {row['tried']:>6}  {row['rejected']:>8}  {row['false_positives']:>7}  "
+                f"{row['equivalent']:>6}  {row['tolerated']:>6}  {row['invalid']:>7}"
+            )
+        alt = families["alternatives"]
+        lines.append(
+            f"{'alternatives':<{width}}  {alt['tried']:>6}  accepted {alt['accepted']}, "
+            f"false negatives {alt['false_negatives']}"
+        )
+        lines.append("")
+        return lines
+
+    def _reader_text(self) -> list[str]:
+        if not self.reader:
+            return []
+        lines = [
+            "dialogue-act reader on the labelled corpora (precision / recall; target >= 0.99 / >= 0.97):"
+        ]
+        for corpus, checks in self.reader.items():
+            cells = ", ".join(
+                f"{check} {_pct2(row['precision'])} / {_pct2(row['recall'])}"
+                for check, row in checks.items()
+                if check != "all"
+            )
+            total = checks.get("all", {})
+            lines.append(
+                f"  {corpus} ({total.get('messages', 0)} messages): all {_pct2(total.get('precision'))} / "
+                f"{_pct2(total.get('recall'))}; {cells}"
+            )
+        lines.append("")
+        return lines
+
 
 _SHORT = {
     "no_op": "noop",
@@ -291,8 +366,7 @@ _SHORT = {
     "privilege": "priv",
     "canary": "canary",
     "unchecked": "uncheck",
-    "shotgun": "shotgun",
-    "shotgun_loose": "loose",
+    "hedge": "hedge",
 }
 
 
@@ -308,9 +382,16 @@ def _pct(rate: float | None) -> str:
     return "-" if rate is None else f"{rate:.0%}"
 
 
+def _pct2(rate: float | None) -> str:
+    return "-" if rate is None else f"{rate:.3f}"
+
+
 def merge(reports: Sequence[AuditReport]) -> AuditReport:
     """One report of several (parallel workers each audit some scenarios)."""
     probes = reports[0].probes if reports else []
     advisory = reports[0].advisory if reports else {}
     scenarios = sorted((audit for report in reports for audit in report.scenarios), key=lambda a: a.scenario)
-    return AuditReport(scenarios, probes, max((report.seconds for report in reports), default=0.0), advisory)
+    reader = next((report.reader for report in reports if report.reader), {})
+    return AuditReport(
+        scenarios, probes, max((report.seconds for report in reports), default=0.0), advisory, reader
+    )

@@ -20,6 +20,7 @@ from enterprise_envs.scenarios.users.acts import (
     sentences,
 )
 from enterprise_envs.scenarios.users.turns import AgentAct, Message, UserIntent
+from enterprise_envs.verifiers import dialogue
 from tests.scenarios.users.test_rules import EMPLOYEE_ID, LAPTOP, NOT_DONE, converse, vpn_persona
 from tests.strategies import HOSTILE_TEXT, examples
 
@@ -123,23 +124,35 @@ def test_parsed_act_label() -> None:
 
 
 def test_pattern_sets_compile_and_are_documented() -> None:
-    lines = Path(acts.__file__).read_text(encoding="utf-8").splitlines()
-    for name in ("CLAIM_PATTERNS", "CHECK_PATTERNS", "CLOSE_PATTERNS", "TRANSFER_PATTERNS"):
-        patterns = getattr(acts, name)
-        assert patterns and all(re.compile(pattern) for pattern in patterns)
+    """The user's patterns and the shared dialogue reader's each say why, in the module that defines them."""
     for name in (
         "CLAIM_PATTERNS",
         "CHECK_PATTERNS",
         "CLOSE_PATTERNS",
         "TRANSFER_PATTERNS",
-        "REQUEST_CUES",
-        "NEGATION",
-        "CONDITIONAL",
-        "CONDITION_AFTER",
-        "SELF_REFERENCE",
+        "REFUSAL_PATTERNS",
     ):
-        line = next(index for index, text in enumerate(lines) if text.startswith(f"{name}"))
-        assert lines[line - 1].startswith("#: "), f"{name} has no comment saying why"
+        patterns = getattr(dialogue, name)
+        assert patterns and all(re.compile(pattern) for pattern in patterns)
+    where = {
+        acts: ("REQUEST_CUES",),
+        dialogue: (
+            "CLAIM_PATTERNS",
+            "CHECK_PATTERNS",
+            "CLOSE_PATTERNS",
+            "TRANSFER_PATTERNS",
+            "REFUSAL_PATTERNS",
+            "NEGATION",
+            "CONDITIONAL",
+            "CONDITION_AFTER",
+            "SELF_REFERENCE",
+        ),
+    }
+    for module, names in where.items():
+        lines = Path(module.__file__).read_text(encoding="utf-8").splitlines()
+        for name in names:
+            line = next(index for index, text in enumerate(lines) if text.startswith(f"{name}"))
+            assert lines[line - 1].startswith("#: "), f"{name} has no comment saying why"
 
 
 @settings(max_examples=examples(50), deadline=None)
@@ -231,7 +244,7 @@ def _clear_parse_caches() -> None:
         acts._asks,
         acts._instructs,
         acts._built_in_acts,
-        acts._screen,
+        dialogue._screen,
         acts.occurs,
         acts._agent_values,
     ):
@@ -278,11 +291,11 @@ def test_a_cached_parse_is_never_served_to_another_persona() -> None:
 @given(sentence=st.one_of(_AGENT_SENTENCES, st.text(max_size=120)))
 def test_the_screen_matches_iff_one_of_its_patterns_does(sentence: str) -> None:
     for patterns in (acts.CLAIM_PATTERNS, acts.CLOSE_PATTERNS, acts.TRANSFER_PATTERNS, acts.CHECK_PATTERNS):
-        screen = acts._screen(patterns)
+        screen = dialogue._screen(patterns)
         assert screen is not None
         one = any(re.search(pattern, sentence, re.IGNORECASE) for pattern in patterns)
         assert (screen.search(sentence) is not None) == one
-    assert acts._screen((r"employee (id|number)",)) is None  # groups: no screen, patterns one by one
+    assert dialogue._screen((r"employee (id|number)",)) is None  # groups: no screen, patterns one by one
 
 
 def test_caches_keyed_by_episode_text_are_bounded() -> None:
@@ -293,7 +306,7 @@ def test_caches_keyed_by_episode_text_are_bounded() -> None:
         acts.value_pattern,
         acts.occurs,
         acts._agent_values,
-        acts._screen,
+        dialogue._screen,
         acts._asks,
         acts._instructs,
         acts._built_in_acts,
