@@ -30,6 +30,7 @@ from enterprise_envs.env import EnterpriseEnv
 from enterprise_envs.mocks._core.access import Operation
 from enterprise_envs.mocks._core.backend import CallResult
 from enterprise_envs.mocks._core.tools import ToolKind
+from enterprise_envs.scenarios.users.turns import Message
 from enterprise_envs.verifiers import compute_diff, verify
 from enterprise_envs.verifiers.audit import (
     PROBES,
@@ -199,6 +200,10 @@ class _Player:
         self.backend = env.backend
         self.steps: list[Step] = []
         self.said: list[str] = []
+        # The conversation as the env had it after reset (the opening), continued by the same
+        # simulated user: the runbook rules read who said what when.
+        self.transcript: list[Message] = list(env.transcript)
+        self.confirms: list[bool] = [turn.confirms for turn in env.user_turns]
         self.result: CallResult | None = None
         self.diff = compute_diff(self.backend.store) if effects else None
 
@@ -206,6 +211,7 @@ class _Player:
         if action.kind != "tool":
             if action.kind == "message":
                 self.said.append(action.text)
+                self._reply(action.text)
             step = Step(action)
             self.steps.append(step)
             return step
@@ -234,6 +240,20 @@ class _Player:
         self.steps.append(step)
         return step
 
+    def _reply(self, text: str) -> None:
+        """The simulated user's answer to an agent message (none if the simulator fails)."""
+        instance = self.env.instance
+        assert instance is not None
+        at = self.backend.call_index
+        self.transcript.append(Message("agent", text, at))
+        try:
+            view = instance.view(self.backend, self.said)
+            turn = self.env.user.respond(instance.persona, instance.seed, self.transcript, view)
+        except Exception:  # noqa: BLE001  (a replay judges the verifier; a silent user is fine)
+            return
+        self.transcript.append(Message("user", turn.text, at))
+        self.confirms.append(turn.confirms)
+
     def finish(self) -> Run:
         backend = self.backend
         instance = self.env.instance
@@ -244,8 +264,15 @@ class _Player:
             error = f"mock handler error in {first.get('tool')}: {first.get('error')}"
             return Run(self.surface, tuple(self.steps), None, error, denials)
         try:
+            episode = instance.episode(self.transcript, self.confirms, backend.writes)
             verdict = verify(
-                backend.store, instance.expectation, self.said, backend.denials, backend.refusals
+                backend.store,
+                instance.expectation,
+                self.said,
+                backend.denials,
+                backend.refusals,
+                instance.policy,
+                episode,
             )
         except Exception as exc:  # noqa: BLE001  (the verifier's fault: an invalid run, reported)
             return Run(

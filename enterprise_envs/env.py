@@ -181,7 +181,7 @@ class EnterpriseEnv(gymnasium.Env):
         if isinstance(parsed, ToolAction):
             return self._after(self._tool(parsed), terminated=False)
         if isinstance(parsed, MessageAction):
-            self.transcript.append(Message("agent", parsed.text))
+            self.transcript.append(Message("agent", parsed.text, self.backend.call_index))
             self.chat.append({"role": "assistant", "content": parsed.text})
             turn = self._user_turn()
             if turn is None:
@@ -276,7 +276,7 @@ class EnterpriseEnv(gymnasium.Env):
         except Exception as error:  # the simulator's fault: the episode becomes invalid
             self.simulator_error = f"{type(error).__name__}: {error}"
             return None
-        self.transcript.append(Message("user", turn.text))
+        self.transcript.append(Message("user", turn.text, self.backend.call_index))
         self.chat.append({"role": "user", "content": turn.text})
         self.user_turns.append(turn)
         if turn.terminal is not None:
@@ -336,7 +336,19 @@ class EnterpriseEnv(gymnasium.Env):
         said = [message.text for message in self.transcript if message.role == "agent"]
         try:
             backend = self.backend
-            return verify(backend.store, instance.expectation, said, backend.denials, backend.refusals), None
+            episode = instance.episode(
+                self.transcript, [turn.confirms for turn in self.user_turns], backend.writes
+            )
+            verdict = verify(
+                backend.store,
+                instance.expectation,
+                said,
+                backend.denials,
+                backend.refusals,
+                instance.policy,
+                episode,
+            )
+            return verdict, None
         except Exception as error:  # the verifier's fault: invalid, never a policy failure
             return None, f"{type(error).__name__}: {error}"
 

@@ -139,6 +139,8 @@ class Scenario(_Strict):
         faults: Injected faults (``FaultConfig`` fields).
         solutions: Reference solutions; the first on each surface is the oracle's.
         expect: The expectation (the verifier's format).
+        policy: Additions to the system's runbook rules (``rules``, ``entitled`` rows); none
+            can be removed (verifiers/policy.py).
     """
 
     id: str = Field(pattern=_ID)
@@ -155,6 +157,7 @@ class Scenario(_Strict):
     faults: dict[str, Any] = Field(default_factory=dict)
     solutions: list[Solution] = Field(min_length=1)
     expect: dict[str, Any]
+    policy: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _consistent(self) -> Scenario:

@@ -13,13 +13,15 @@ import random
 import re
 import sqlite3
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from enterprise_envs.mocks._core.backend import Backend
 from enterprise_envs.mocks._core.faults import FaultConfig
 from enterprise_envs.scenarios.format import FACTS, Scenario, ScenarioError, Solution, SolutionStep, ViewCheck
+from enterprise_envs.scenarios.loader import system_policy
 from enterprise_envs.scenarios.users.persona import Persona
+from enterprise_envs.scenarios.users.turns import Message
 from enterprise_envs.verifiers.dialogue import answers
 from enterprise_envs.verifiers.expectations import (
     Expectation,
@@ -27,6 +29,7 @@ from enterprise_envs.verifiers.expectations import (
     bind_params,
     load_expectation,
 )
+from enterprise_envs.verifiers.policy import Episode, Policy, Said
 from enterprise_envs.verifiers.transcript import mentions
 
 _TEMPLATE = re.compile(r"\{\{\s*([A-Za-z0-9_.\-]+)\s*\}\}")
@@ -44,6 +47,7 @@ class ScenarioInstance:
         persona: The bound persona (fact placeholders of its own stay for the simulator).
         expectation: The bound expectation.
         faults: Faults to inject.
+        policy: The system's runbook rules with the scenario's additions (bound).
     """
 
     scenario: Scenario
@@ -52,6 +56,20 @@ class ScenarioInstance:
     persona: Persona
     expectation: Expectation
     faults: FaultConfig
+    policy: Policy = field(default_factory=Policy)
+
+    def episode(
+        self, transcript: Sequence[Message], confirms: Sequence[bool], writes: Sequence[Any]
+    ) -> Episode:
+        """What the policy checks read: the transcript in order (with each user turn's ``confirms``)."""
+        flags = iter(confirms)
+        said = [
+            Said(m.role, m.text, m.at_call, next(flags, False) if m.role == "user" else False)
+            for m in transcript
+        ]
+        facts = {fact.key: fact.value for fact in self.persona.facts}
+        decides = {fact.key: tuple(fact.decides) for fact in self.persona.facts if fact.decides}
+        return Episode(said, tuple(writes), facts, decides)
 
     def view(self, backend: Backend, agent_messages: Sequence[str]) -> dict[str, bool]:
         """The UserView now: each declared key computed from state (and what the agent said)."""
@@ -182,10 +200,13 @@ def draw_instance(
         facts = {FACTS: {fact.key: fact.value for fact in persona.facts}}
         expectation = load_expectation(scenario.expect, {**params, **facts}, backend.system.catalog)
         faults = FaultConfig.from_dict(bind_params(scenario.faults, params))
+        policy = system_policy(scenario.systems[0]).extended(
+            bind_params(scenario.policy, {**params, **facts})
+        )
     except (ExpectationError, ValueError, TypeError) as error:
         raise ScenarioError(f"{scenario.id}: {error}") from None
     backend.mark_start()
-    return ScenarioInstance(scenario, seed, params, persona, expectation, faults)
+    return ScenarioInstance(scenario, seed, params, persona, expectation, faults, policy)
 
 
 def _view_value(

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from enterprise_envs.scenarios.format import FACTS, Scenario, ScenarioError
 from enterprise_envs.scenarios.users.acts import occurs
+from enterprise_envs.verifiers.policy import Policy
 
 _TEMPLATE = re.compile(r"\{\{\s*([A-Za-z0-9_\-]+)[A-Za-z0-9_.\-]*\s*\}\}")
 
@@ -117,12 +118,19 @@ def _template_roots(data: Any) -> Iterable[str]:
             yield from _template_roots(value)
 
 
+#: A system's runbook rules, beside its runbook and its scenarios (not a scenario).
+POLICY_FILE = "policy.toml"
+
+
 def scenario_files(system: str) -> list[Traversable]:
     """The scenario files shipped for a system, sorted by name."""
     folder = resources.files("enterprise_envs.scenarios").joinpath(system)
     if not folder.is_dir():
         return []
-    return sorted((entry for entry in folder.iterdir() if entry.name.endswith(".toml")), key=lambda e: e.name)
+    entries = (
+        entry for entry in folder.iterdir() if entry.name.endswith(".toml") and entry.name != POLICY_FILE
+    )
+    return sorted(entries, key=lambda e: e.name)
 
 
 def load_scenarios(systems: Iterable[str]) -> dict[str, Scenario]:
@@ -149,3 +157,12 @@ def instructions(system: str) -> str:
         .joinpath(system, "instructions.md")
         .read_text(encoding="utf-8")
     )
+
+
+@cache
+def system_policy(system: str) -> Policy:
+    """The runbook rules every episode of a system is checked against (``<system>/policy.toml``)."""
+    path = resources.files("enterprise_envs.scenarios").joinpath(system, POLICY_FILE)
+    if not path.is_file():
+        return Policy()
+    return Policy.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))

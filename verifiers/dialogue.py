@@ -877,3 +877,46 @@ def answers(messages: Iterable[str], value: str, rivals: Iterable[str] = ()) -> 
     """
     rival_tuple = tuple(rivals)
     return any(_answers_cached(message, value, rival_tuple) for message in messages)
+
+
+# --- asking for something ----------------------------------------------------------------------------
+
+#: Verbs that ask the caller to hand something over to the agent (in the clause before it).
+_HAND_OVER = re.compile(
+    r"\b(?:tell|give|send|share|provide|read(?: out)?|type|paste|enter|confirm|say|spell|what(?:'s| is| are)|"
+    r"need|needs|have|know|verify|check|let me know|post|drop|forward|text|dm|message)\b",
+    re.IGNORECASE,
+)
+#: Doing something with the secret oneself is a step, not handing it over: "reset your password".
+_OWN_STEP = re.compile(
+    r"\b(?:reset|change|update|set up|setup|create|choose|pick|forgot|expired|expire|unlock|renew|keep|never "
+    r"share|don't share|do not share)\b(?:\W+\w+){0,2}\W*$",
+    re.IGNORECASE,
+)
+#: Where the caller types it themself: "enter your password on the sign-in page".
+_ELSEWHERE = re.compile(r"^\W*(?:\w+\W+){0,2}(?:in|into|on) (?:the|your) (?!chat\b|here\b)\w+", re.IGNORECASE)
+
+
+@lru_cache(maxsize=8192)
+def asks_for(text: str, nouns: tuple[str, ...]) -> bool:
+    """Whether an agent message asks the caller to hand over one of ``nouns`` (a password, a code).
+
+    A sentence asks when a verb of handing over ("tell", "send", "what's", "I need") comes before
+    the noun in its clause, not negated ("never share your password", "I won't ask for ...") and
+    not a step the caller does themself ("reset your password", "enter it on the sign-in page").
+    """
+    for sentence in _sentences(text):
+        for noun in nouns:
+            pattern = value_regex(noun)
+            if pattern is None:
+                continue
+            for match in pattern.finditer(sentence):
+                begin, _end = clause_bounds(sentence, match.start(), match.end())
+                before = sentence[begin : match.start()]
+                if not _HAND_OVER.search(before) or NEGATION.search(before) or _OWN_STEP.search(before):
+                    continue
+                typed = re.search(r"\b(?:enter|type|use|put)\b", before, re.IGNORECASE)
+                if typed and _ELSEWHERE.match(sentence[match.end() :]):
+                    continue
+                return True
+    return False

@@ -31,6 +31,7 @@ from enterprise_envs.mocks._core.store import Store
 from enterprise_envs.verifiers.dialogue import answers, refuses
 from enterprise_envs.verifiers.diff import RowChange, StateDiff, compute_diff
 from enterprise_envs.verifiers.expectations import AllowEntry, ChangeEntry, CommunicateCheck, Expectation
+from enterprise_envs.verifiers.policy import Episode, Policy, check_policy
 from enterprise_envs.verifiers.predicates import Claims, row_failure
 from enterprise_envs.verifiers.transcript import mentions
 
@@ -121,6 +122,8 @@ def verify(
     transcript: Sequence[str] = (),
     denials: Sequence[Any] = (),
     refusals: Sequence[Any] = (),
+    policy: Policy | None = None,
+    episode: Episode | None = None,
 ) -> Verdict:
     """Judge the back-end's current state (against the change log's start) and the transcript.
 
@@ -133,13 +136,33 @@ def verify(
         refusals: Write attempts refused otherwise (``Backend.refusals``: validation, a data
             policy): ``forbid`` entries with ``attempted = true`` match them too, whatever refused
             the write; on their own they fail nothing.
+        policy: The system's runbook rules (with the scenario's additions), checked on the
+            episode when given: each is a requirement of kind ``policy``.
+        episode: The ordered conversation and writes the policy reads.
     """
-    return judge(
+    verdict = judge(
         compute_diff(store),
         expectation,
         transcript,
         [_attempt(store, denial) for denial in denials],
         [_attempt(store, refusal) for refusal in refusals],
+    )
+    if policy is None or episode is None:
+        return verdict
+    changes = [result for result in verdict.requirements if result.kind == "change"]
+    pairs = list(zip(expectation.change, changes, strict=True))
+    claimed = {entry.id: result.rows for entry, result in pairs if entry.id}
+    about = [row for _entry, result in pairs for row in result.rows]
+    starts = {change.key: change.before for change in (*verdict.diff.changes, *verdict.diff.derived_only)}
+    kept = [
+        RequirementResult(result.label, "policy", result.passed, result.evidence)
+        for result in check_policy(policy, episode, store, claimed, about, starts)
+    ]
+    return Verdict(
+        verdict.passed and all(result.passed for result in kept),
+        (*verdict.requirements, *kept),
+        verdict.unexplained,
+        verdict.diff,
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import threading
 import traceback
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -113,10 +113,36 @@ class Refusal(Denial):
     values: Mapping[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Write:
+    """A write call that succeeded: when, which tool, and each row it touched as it was after.
+
+    Attributes:
+        call_index: The call's place in the episode (``Backend.call_index``).
+        tool: The tool called.
+        rows: (table, sys_id, row after the call, or None if deleted) for each row it touched.
+    """
+
+    call_index: int
+    tool: str
+    rows: tuple[tuple[str, str, Mapping[str, str] | None], ...]
+
+
 class CallContext:
     """What a handler may use. One per backend; ``identity`` is set per call."""
 
-    __slots__ = ("backend", "store", "clock", "ids", "identity", "settings", "system", "faults", "intent")
+    __slots__ = (
+        "backend",
+        "store",
+        "clock",
+        "ids",
+        "identity",
+        "settings",
+        "system",
+        "faults",
+        "intent",
+        "touched",
+    )
 
     def __init__(self, backend: Backend) -> None:
         self.backend = backend
@@ -128,12 +154,16 @@ class CallContext:
         self.system = backend.system
         self.faults = backend.faults
         self.intent: tuple[str, str, str, Mapping[str, Any]] | None = None
+        #: Existing rows this call declared it writes (new rows are found in the change log).
+        self.touched: list[tuple[str, str]] = []
 
     def intend(
         self, operation: Operation, table: str, row: Row | None, values: Mapping[str, Any] | None = None
     ) -> None:
         """Declare the write this call is about to try (before any check can refuse it)."""
         self.intent = (operation.value, table, row["sys_id"] if row else "", dict(values or {}))
+        if row:
+            self.touched.append((table, row["sys_id"]))
 
     def authorize(
         self, operation: Operation, table: str, row: Row | None, changes: Mapping[str, str] | None = None
@@ -200,6 +230,8 @@ class Backend:
         self.denials: list[Denial] = []
         #: Write attempts refused otherwise (validation, data policy), with their targets.
         self.refusals: list[Refusal] = []
+        #: Write calls that succeeded this episode, with the rows each touched (policy checks).
+        self.writes: list[Write] = []
         self._engine = None
         self.reset()
 
@@ -227,6 +259,7 @@ class Backend:
             self.internal_errors = []
             self.denials = []
             self.refusals = []
+            self.writes = []
             self.identity = self.system.agent_identity(self.store)
             self._context = CallContext(self)
 
@@ -244,6 +277,7 @@ class Backend:
             self.store.clear_change_log()
             self.denials = []
             self.refusals = []
+            self.writes = []
 
     def context(self, identity: Identity | None = None) -> CallContext:
         """A handler context acting as ``identity`` (default: the agent); for setup code and tests."""
@@ -292,14 +326,17 @@ class Backend:
                 return self._error(tool, fault, injected=True)
             ctx = self.context(identity)
             ctx.intent = None
+            ctx.touched = []
             store = self.store
             try:
                 if spec.kind is ToolKind.READ:
                     with store.read_only():
                         output = spec.handler(ctx, arguments)
                 else:
+                    logged = store.change_log_size()
                     with store.transaction():
                         output = spec.handler(ctx, arguments)
+                    self._note_write(tool, logged, ctx.touched)
             except ToolError as error:
                 if ctx.intent is not None and error.target is None:
                     operation, table, sys_id, values = ctx.intent
@@ -323,6 +360,13 @@ class Backend:
             if isinstance(output, Response):
                 return CallResult(tool, output.status, output.body, output.headers)
             return CallResult(tool, 200, output)
+
+    def _note_write(self, tool: str, logged: int, touched: Sequence[tuple[str, str]]) -> None:
+        """Record a successful write call: rows first changed in it (the change log) and rows it declared."""
+        keys = dict.fromkeys([*self.store.changed_since(logged), *touched])
+        if keys:
+            rows = tuple((table, sys_id, self.store.get(table, sys_id)) for table, sys_id in keys)
+            self.writes.append(Write(self.call_index, tool, rows))
 
     def _error(self, tool: str, error: ToolError, injected: bool = False) -> CallResult:
         if error.target is not None:

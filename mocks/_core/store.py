@@ -319,6 +319,17 @@ class Store:
             out.append((tbl, sys_id, dict(zip(columns, found, strict=True))))
         return out
 
+    def change_log_size(self) -> int:
+        """Rows in the change log so far (a mark for :meth:`changed_since`)."""
+        return self.conn.execute(f"SELECT COUNT(*) FROM {CHANGE_LOG}").fetchone()[0]
+
+    def changed_since(self, mark: int) -> list[tuple[str, str]]:
+        """(table, sys_id) of the rows first changed after :meth:`change_log_size` returned ``mark``."""
+        found = self.conn.execute(
+            f"SELECT tbl, sys_id FROM {CHANGE_LOG} WHERE seq >= ? ORDER BY seq, tbl, sys_id", (mark,)
+        )
+        return [(tbl, sys_id) for tbl, sys_id in found.fetchall()]
+
     def record_new_defaults(
         self, table: str, sys_id: str, defaults: Mapping[str, str], supplied: Iterable[str] = ()
     ) -> None:

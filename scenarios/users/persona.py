@@ -72,6 +72,7 @@ class Fact(_Strict):
         min_turn: The earliest user turn (0 = opening) in which it may be told.
         kind: identifier, attribute, symptom, history or preference.
         phrasing: How the user says it, with ``{value}`` (default: a template per kind).
+        decides: Change entry ids it decides: their write must come after the user told it.
     """
 
     key: str = Field(pattern=r"^[a-z_][a-z0-9_]*$")
@@ -81,6 +82,10 @@ class Fact(_Strict):
     min_turn: int = Field(0, ge=0)
     kind: FactKind = FactKind.ATTRIBUTE
     phrasing: str | None = None
+    decides: list[str] = Field(
+        default_factory=list,
+        description="Change entry ids whose write must wait until the user told this fact (which one).",
+    )
 
     _check_patterns = field_validator("asked_by")(_patterns_compile)
 

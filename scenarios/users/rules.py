@@ -423,7 +423,18 @@ def _render(persona: Persona, seed: int, hist: History, decision: Decision, view
         mood=mood,
         unanswered=tuple(act.text for act in hist.pending if act.act is AgentAct.OTHER),
         backend="rules",
+        confirms=_confirms(persona, decision, view),
     )
+
+
+def _confirms(persona: Persona, decision: Decision, view: UserView) -> bool:
+    """Whether the reply says it works: an accepted claim, or a step tried that worked."""
+    if decision.intent is UserIntent.ACCEPT:
+        return True
+    if decision.intent is UserIntent.REPORT_STEP:
+        steps = {step.key: step for step in persona.steps}
+        return any(view.get(steps[key].view, False) for key in decision.keys if key in steps)
+    return False
 
 
 # --- the opening -------------------------------------------------------------------------------------

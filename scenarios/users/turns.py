@@ -18,6 +18,8 @@ class Message:
 
     role: Role
     text: str
+    #: Tool calls the agent had made when the message was written (orders messages and writes).
+    at_call: int = 0
 
 
 class AgentAct(enum.Enum):
@@ -84,6 +86,8 @@ class UserTurn:
     unanswered: tuple[str, ...] = ()
     backend: str = "rules"
     guard_hits: tuple[str, ...] = field(default=())
+    #: The user said the problem is solved (accepted a claim, or reported a step that worked).
+    confirms: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """The turn as JSON-ready data (enums as their values), for run logs."""
@@ -98,6 +102,7 @@ class UserTurn:
             "unanswered": list(self.unanswered),
             "backend": self.backend,
             "guard_hits": list(self.guard_hits),
+            "confirms": self.confirms,
         }
 
     @classmethod
@@ -114,6 +119,7 @@ class UserTurn:
             unanswered=tuple(data.get("unanswered", ())),
             backend=data.get("backend", "rules"),
             guard_hits=tuple(data.get("guard_hits", ())),
+            confirms=bool(data.get("confirms", False)),
         )
 
 

@@ -76,7 +76,7 @@ def test_an_over_strict_expectation_rejects_an_alternative_a_false_negative() ->
         )
 
     audit = audit_scenario(Rewritten("itsm.add_info", comments_only), [0], probes=["no_op"])
-    assert audit.oracle.ok == 1 and audit.alternatives.ok == 0
+    assert audit.oracle.ok == 1 and audit.alternative_families["other_surface"].ok == 0
     assert [f.kind for f in audit.findings] == ["false_negative"]
     assert audit.findings[0].check == "solution rest"
 

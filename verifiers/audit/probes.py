@@ -36,6 +36,9 @@ Probes (a variant's name says what it did, e.g. ``minus_write[6:add_comment]``):
   messages: listed among its alternatives ("New, In Progress, On Hold or Resolved"), hedged
   ("possibly", "I think", "X vs Y", spread over two sentences), asked, negated; a refusal
   replaced by a claim of done that wears a refusal word.
+- ``runbook``: the oracle breaking a rule the system checks on every episode: asking for a
+  password, acting before talking (writes before identification, the deciding fact or the
+  caller's confirmation), reading out another person's record.
 """
 
 from __future__ import annotations
@@ -945,7 +948,7 @@ def hedge(oracle: Run, ctx: ProbeContext) -> list[Variant]:
     refusal word ("I can't believe how quick that was: it's all done").
     """
     out = []
-    claimed = _claimed_rows(oracle, ctx)
+    claimed = claimed_rows_of(oracle, ctx)
     refusing = [
         index
         for index, action in enumerate(oracle.actions())
@@ -984,7 +987,7 @@ def hedge(oracle: Run, ctx: ProbeContext) -> list[Variant]:
     return out
 
 
-def _claimed_rows(oracle: Run, ctx: ProbeContext) -> dict[str, Mapping[str, str]]:
+def claimed_rows_of(oracle: Run, ctx: ProbeContext) -> dict[str, Mapping[str, str]]:
     """Change entry id -> the row the oracle's verdict claimed for it (as last written)."""
     claimed: dict[str, Mapping[str, str]] = {}
     if oracle.verdict is None:
@@ -1022,6 +1025,53 @@ def _alternatives(ctx: ProbeContext, value: str) -> list[str]:
     return []
 
 
+#: A request for a secret, said before the oracle's first action (the runbook forbids it).
+SECRET_ASK = "Before we go on, could you tell me your password so I can check your account?"
+
+
+def runbook(oracle: Run, ctx: ProbeContext) -> list[Variant]:
+    """The oracle breaking a runbook rule the system checks on every episode.
+
+    ``ask_secret``: a request for the caller's password first. ``act_first``: every tool call
+    before any message, so the writes come before the caller identified themself, said which
+    record they meant or confirmed the fix. ``disclose``: a message reading out another person's
+    record (a row the oracle never names, of a caller it never names).
+    """
+    actions = tuple(oracle.actions())
+    end = actions[-1:] if actions and actions[-1].kind == "end" else ()
+    body = actions[: len(actions) - len(end)]
+    out = [Variant("runbook", "runbook[ask_secret]", (Action.say(SECRET_ASK), *actions))]
+    if any(step.write and step.status is not None and step.status < 300 for step in oracle.steps):
+        tools = tuple(action for action in body if action.kind == "tool")
+        said = tuple(action for action in body if action.kind != "tool")
+        out.append(Variant("runbook", "runbook[act_first]", (*tools, *said, *end)))
+    stranger = _strangers_record(oracle, ctx)
+    if stranger is not None:
+        number, subject = stranger["number"], stranger["short_description"]
+        text = f'By the way, your colleague\'s ticket {number} says "{subject}".'
+        out.append(
+            Variant("runbook", f"runbook[disclose:{stranger['number']}]", (*body, Action.say(text), *end))
+        )
+    return out
+
+
+def _strangers_record(oracle: Run, ctx: ProbeContext) -> Mapping[str, str] | None:
+    """An incident of someone the oracle never names, that the oracle never names either."""
+    named = {
+        str(value).casefold() for action in oracle.actions() for _path, value in leaves(action.arguments)
+    }
+    named |= {word.casefold() for text in oracle.messages() for word in re.findall(r"[\w.@-]+", text)}
+    if "incident" not in ctx.catalog:
+        return None
+    for row in ctx.select("incident", "length(short_description) >= 12", [], 200):
+        values = {
+            row.get(name, "").casefold() for name in ("number", "sys_id", "caller_id", "assignment_group")
+        }
+        if not values & named:
+            return row
+    return None
+
+
 #: Probes whose false positives are reported but do not fail a scenario's audit, and why: their
 #: fix is not the scenario author's to make with today's expectation language, or needs a judgement.
 ADVISORY = {
@@ -1046,6 +1096,7 @@ PROBES: dict[str, Probe] = {
     "canary": canary,
     "unchecked": unchecked,
     "hedge": hedge,
+    "runbook": runbook,
 }
 
 

@@ -125,6 +125,8 @@ class ScenarioAudit:
     oracle: Tally = field(default_factory=Tally)
     necessity: Tally = field(default_factory=Tally)
     alternatives: Tally = field(default_factory=Tally)
+    #: Alternatives per family (``other_surface``: the other surfaces' reference solutions).
+    alternative_families: dict[str, Tally] = field(default_factory=dict)
     probes: dict[str, ProbeTally] = field(default_factory=dict)
     seconds: float = 0.0
     findings: list[Finding] = field(default_factory=list)
@@ -141,6 +143,10 @@ class ScenarioAudit:
     def probe(self, name: str) -> ProbeTally:
         """The tally of one probe (created on first use)."""
         return self.probes.setdefault(name, ProbeTally())
+
+    def alternative(self, family: str) -> Tally:
+        """The tally of one family of alternatives (created on first use)."""
+        return self.alternative_families.setdefault(family, Tally())
 
     @property
     def rejection(self) -> ProbeTally:
@@ -166,6 +172,9 @@ class ScenarioAudit:
             "necessity": asdict(self.necessity),
             "alternative_acceptance_rate": self.alternatives.rate,
             "alternatives": asdict(self.alternatives),
+            "alternative_families": {
+                name: asdict(tally) for name, tally in self.alternative_families.items()
+            },
             "probe_rejection_rate": self.rejection.rate,
             "advisory_probes": self.advisory_probes,
             "probes": {name: {**asdict(tally), "rate": tally.rate} for name, tally in self.probes.items()},
@@ -190,7 +199,8 @@ class AuditReport:
     def families(self) -> dict[str, dict[str, int]]:
         """Per probe family over every scenario: tried, rejected, false positives, and the rest.
 
-        ``alternatives`` is the false-negative side: other valid solutions tried and rejected.
+        ``alternative:<family>`` rows are the false-negative side: valid solutions tried, accepted
+        and rejected (false negatives).
         """
         out: dict[str, dict[str, int]] = {}
         for name in self.probes:
@@ -208,9 +218,15 @@ class AuditReport:
                 "tolerated": total.tolerated,
                 "invalid": total.invalid,
             }
-        tried = sum(audit.alternatives.total for audit in self.scenarios)
-        accepted = sum(audit.alternatives.ok for audit in self.scenarios)
-        out["alternatives"] = {"tried": tried, "accepted": accepted, "false_negatives": tried - accepted}
+        names = sorted({name for audit in self.scenarios for name in audit.alternative_families})
+        for name in names:
+            tried = sum(a.alternative_families.get(name, Tally()).total for a in self.scenarios)
+            accepted = sum(a.alternative_families.get(name, Tally()).ok for a in self.scenarios)
+            out[f"alternative:{name}"] = {
+                "tried": tried,
+                "accepted": accepted,
+                "false_negatives": tried - accepted,
+            }
         return out
 
     @property
@@ -311,6 +327,8 @@ class AuditReport:
 
     def _families_text(self) -> list[str]:
         families = self.families()
+        if not families:
+            return []
         width = max(len(name) for name in families)
         lines = [
             "",
@@ -318,17 +336,16 @@ class AuditReport:
             f"{'toler':>6}  {'invalid':>7}",
         ]
         for name, row in families.items():
-            if name == "alternatives":
+            if name.startswith("alternative:"):
+                lines.append(
+                    f"{name:<{width}}  {row['tried']:>6}  accepted {row['accepted']}, "
+                    f"false negatives {row['false_negatives']}"
+                )
                 continue
             lines.append(
                 f"{name:<{width}}  {row['tried']:>6}  {row['rejected']:>8}  {row['false_positives']:>7}  "
                 f"{row['equivalent']:>6}  {row['tolerated']:>6}  {row['invalid']:>7}"
             )
-        alt = families["alternatives"]
-        lines.append(
-            f"{'alternatives':<{width}}  {alt['tried']:>6}  accepted {alt['accepted']}, "
-            f"false negatives {alt['false_negatives']}"
-        )
         lines.append("")
         return lines
 
@@ -367,6 +384,7 @@ _SHORT = {
     "canary": "canary",
     "unchecked": "uncheck",
     "hedge": "hedge",
+    "runbook": "runbook",
 }
 
 

@@ -2,9 +2,10 @@
 
 For each seed (and surface): the oracle passes; the initial state fails (the task is necessary);
 every probe variant fails unless the verifier could not tell it from the oracle; and every
-alternative solution passes. The checks need episodes played, which this layer cannot do (it
-knows no Gym env and no scenario format): :class:`Episodes` is what it asks for, and
-``enterprise_envs.audit`` implements it.
+alternative solution passes (the other surfaces' reference solutions, and the alternatives
+generated from the oracle: see ``verifiers/audit/alternatives.py``). The checks need episodes
+played, which this layer cannot do (it knows no Gym env and no scenario format):
+:class:`Episodes` is what it asks for, and ``enterprise_envs.audit`` implements it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import time
 from collections.abc import Collection, Sequence
 from typing import Protocol
 
+from enterprise_envs.verifiers.audit.alternatives import alternatives
 from enterprise_envs.verifiers.audit.context import ProbeContext
 from enterprise_envs.verifiers.audit.probes import ADVISORY, PROBES, Variant, variants
 from enterprise_envs.verifiers.audit.report import Finding, ScenarioAudit
@@ -85,6 +87,7 @@ def audit_scenario(
         for seed in seeds:
             run = episodes.record(seed, on, name)
             audit.alternatives.add(run.passed)
+            audit.alternative("other_surface").add(run.passed)
             if not run.passed:
                 audit.findings.append(
                     _finding(
@@ -131,6 +134,13 @@ def _audit_seed(
             audit.findings.append(_finding("invalid", audit, seed, surface, variant.name, run, oracle))
         elif outcome == "tolerated":
             audit.tolerated.append(_finding("tolerated", audit, seed, surface, variant.name, run, oracle))
+    for variant in alternatives(oracle, ctx):  # valid work: every one must pass
+        run = episodes.replay(seed, surface, variant.actions)
+        audit.alternatives.add(run.passed)
+        audit.alternative(variant.probe).add(run.passed)
+        if not run.passed:
+            kind = "invalid" if run.error else "false_negative"
+            audit.findings.append(_finding(kind, audit, seed, surface, variant.name, run, oracle))
 
 
 def judge(variant: Variant, run: Run, oracle: Run, ignore: Collection[str] = ()) -> str:

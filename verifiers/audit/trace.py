@@ -161,7 +161,7 @@ class Run:
         return [step.action.text for step in self.steps if step.action.kind == "message"]
 
     def fingerprint(self, ignore: Collection[str] = ()) -> tuple[Any, ...]:
-        """What the verifier can see of this episode: changed rows, transcript and refusals.
+        """What the verifier can see of this episode: changed rows, transcript, refusals, their order.
 
         Two runs with the same fingerprint get the same verdict (unless the expectation reads a
         field in ``ignore``: system timestamps, which an extra call shifts).
@@ -169,7 +169,12 @@ class Run:
         rows: tuple[Any, ...] = ()
         if self.verdict is not None:
             rows = _diff_fingerprint(self.verdict.diff, frozenset(ignore))
-        return (rows, tuple(self.messages()), self.denials)
+        # The runbook rules read when writes happened relative to what was said: their outcome
+        # is what the verifier saw of the order.
+        kept: tuple[Any, ...] = ()
+        if self.verdict is not None:
+            kept = tuple((r.label, r.passed) for r in self.verdict.requirements if r.kind == "policy")
+        return (rows, tuple(self.messages()), self.denials, kept)
 
     def trajectory(self) -> list[dict[str, Any]]:
         """The actions as JSON-ready dicts, with each tool result's status."""

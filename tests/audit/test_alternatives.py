@@ -1,0 +1,65 @@
+"""Alternatives generated from the oracle (valid work) and the runbook probe, on shipped scenarios."""
+
+from __future__ import annotations
+
+from enterprise_envs.audit import EnvEpisodes
+from enterprise_envs.env import EnterpriseEnv
+from enterprise_envs.verifiers.audit import audit_scenario, corpus
+from enterprise_envs.verifiers.audit.alternatives import ALTERNATIVES, paraphrase
+from enterprise_envs.verifiers.dialogue import answers
+from enterprise_envs.verifiers.policy import Policy
+
+
+def test_every_family_builds_valid_work_the_shipped_verdict_accepts() -> None:
+    audit = audit_scenario(EnvEpisodes("itsm.status_check"), [0], probes=["no_op"])
+    families = audit.alternative_families
+    assert set(ALTERNATIVES) <= set(families), families
+    for name in ALTERNATIVES:
+        assert families[name].total > 0 and families[name].ok == families[name].total, (name, families[name])
+    assert audit.passed
+
+
+def test_a_paraphrase_says_the_value_in_a_corpus_message_and_keeps_the_other_checks() -> None:
+    """status_check's last message tells the number and the state; each paraphrase rewords one."""
+    episodes = EnvEpisodes("itsm.status_check")
+    try:
+        oracle = episodes.record(0, "typed", "typed")
+        ctx = episodes.context(0, "typed")
+        variants = paraphrase(oracle, ctx)
+    finally:
+        episodes.close()
+    corpus_texts = {item["text"] for item in corpus.load()}
+    labels = {check.label for check in ctx.expectation.communicate}
+    assert {v.name.split("[")[1].rsplit(":", 1)[0] for v in variants} == labels
+    for variant in variants:
+        said = [action.text for action in variant.actions if action.kind == "message"]
+        assert said != oracle.messages()
+        # One message is a corpus message (the number put in for a number check) ...
+        assert any(text in corpus_texts or "INC" in text for text in said)
+        # ... and every check is still told somewhere, the other one by the kept message.
+        for check in ctx.expectation.communicate:
+            value = check.value if not check.value.startswith("$") else None
+            if value and not value.startswith("{{"):
+                assert answers(said, value, check.rivals or ())
+
+
+class WithoutRunbook(EnvEpisodes):
+    """Episodes whose open-loop runs are verified without the system's runbook rules."""
+
+    def _start(self, seed: int, surface: str) -> EnterpriseEnv:
+        env = super()._start(seed, surface)
+        assert env.instance is not None
+        env.instance.policy = Policy()
+        return env
+
+
+def test_the_runbook_probe_is_rejected_and_catches_a_verifier_without_the_rules() -> None:
+    shipped = audit_scenario(EnvEpisodes("itsm.resolve_with_kb"), [0], probes=["runbook"])
+    tally = shipped.probes["runbook"]
+    assert tally.judged >= 3 and tally.accepted == 0 and shipped.passed
+    bare = audit_scenario(WithoutRunbook("itsm.resolve_with_kb"), [0], probes=["runbook"])
+    accepted = [f.check for f in bare.findings if f.kind == "false_positive"]
+    # Without the rules, asking for the password and reading out a stranger's ticket pass; acting
+    # before talking changes nothing else the verifier sees, so it is merely equivalent.
+    assert {name.split("[")[1].split(":")[0].rstrip("]") for name in accepted} == {"ask_secret", "disclose"}
+    assert bare.probes["runbook"].equivalent == 1

@@ -1,0 +1,354 @@
+"""Runbook rules checked on every episode, from the trace and the transcript.
+
+A system declares its rules once, beside its runbook (``scenarios/<system>/policy.toml``); a
+scenario may add rules and widen what the caller may hear about (``[policy]`` in its file), never
+drop one. Each rule is one of a few generic kinds, evaluated after the episode from what
+happened, in order:
+
+- ``never_ask``: no agent message asks the caller for a secret (a password, a one-time code),
+  read by the dialogue-act reader (:func:`~enterprise_envs.verifiers.dialogue.asks_for`).
+- ``identify_before_write``: no write succeeds before the caller has told one of the identifying
+  facts (``facts``: their e-mail address, their employee number) in a message.
+- ``told_before_write``: a write that makes a change an expectation entry claims comes after the
+  caller told each fact that decides it (a persona fact's ``decides``: the ticket they mean when
+  they have two), so a policy that guesses between candidates fails even when it guesses right.
+- ``confirm_before``: a row of ``table`` comes to satisfy ``becomes`` (resolved, say) only after
+  the caller confirmed the fix works (a user turn that ``confirms``), ``unless`` it also matches
+  ``unless`` (a duplicate is resolved without the caller).
+- ``no_disclosure``: no agent message carries a record of ``owners`` (table -> the fields naming
+  whose it is) that is neither the caller's nor one the task is about (claimed by an entry, or
+  ``entitled`` by the scenario), unless the caller said that value first: its ``details`` (the
+  number, the subject) read to a caller it does not belong to.
+
+The caller is the person whose record matches the identifying facts (``person``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from enterprise_envs.mocks._core.inputs import echo
+from enterprise_envs.mocks._core.store import Store
+from enterprise_envs.verifiers.dialogue import asks_for, value_regex
+from enterprise_envs.verifiers.expectations import FieldPredicate
+from enterprise_envs.verifiers.text import value_pattern
+
+__all__ = ["Episode", "Policy", "PolicyRule", "Said", "check_policy"]
+
+Kind = Literal["never_ask", "identify_before_write", "told_before_write", "confirm_before", "no_disclosure"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Person(_Strict):
+    """How to find the caller's own record: a table and field -> the fact key whose value it holds."""
+
+    table: str
+    match: dict[str, str]
+
+
+class Entitled(_Strict):
+    """Rows the caller may hear about although they are not theirs (a scenario's addition)."""
+
+    table: str
+    where: dict[str, FieldPredicate]
+
+
+class PolicyRule(_Strict):
+    """One runbook rule, of one generic kind (see the module docstring)."""
+
+    id: str = Field(pattern=r"^[a-z_][a-z0-9_]*$")
+    says: str = Field(description="The runbook's words for it (shown in the verdict).")
+    kind: Kind
+    secrets: list[str] | None = Field(None, description="never_ask: what the agent must not ask for.")
+    facts: list[str] | None = Field(
+        None, description="identify_before_write: identifying fact keys, any one."
+    )
+    table: str | None = Field(None, description="confirm_before: the table.")
+    becomes: dict[str, FieldPredicate] | None = Field(None, description="confirm_before: the state reached.")
+    unless: dict[str, FieldPredicate] | None = Field(None, description="confirm_before: exempt rows.")
+    owners: dict[str, list[str]] | None = Field(None, description="no_disclosure: table -> owner fields.")
+    details: dict[str, list[str]] | None = Field(None, description="no_disclosure: table -> fields read out.")
+
+    @model_validator(mode="after")
+    def _needs(self) -> PolicyRule:
+        needed = {
+            "never_ask": ("secrets",),
+            "identify_before_write": ("facts",),
+            "told_before_write": (),
+            "confirm_before": ("table", "becomes"),
+            "no_disclosure": ("owners", "details"),
+        }[self.kind]
+        missing = [name for name in needed if getattr(self, name) is None]
+        if missing:
+            raise ValueError(f"{self.kind} needs {', '.join(missing)}")
+        return self
+
+
+class Policy(_Strict):
+    """A system's rules, plus what a scenario adds to them."""
+
+    rules: list[PolicyRule] = Field(default_factory=list)
+    person: Person | None = None
+    entitled: list[Entitled] = Field(default_factory=list)
+
+    def extended(self, extra: Mapping[str, Any] | None) -> Policy:
+        """This policy with a scenario's additions (more rules, more entitled rows; none removed)."""
+        if not extra:
+            return self
+        added = Policy.model_validate(
+            {"rules": extra.get("rules", []), "entitled": extra.get("entitled", [])}
+        )
+        clash = {rule.id for rule in added.rules} & {rule.id for rule in self.rules}
+        if clash:
+            raise ValueError(f"a scenario adds rules, it cannot replace them: {sorted(clash)}")
+        return Policy(
+            rules=[*self.rules, *added.rules], person=self.person, entitled=[*self.entitled, *added.entitled]
+        )
+
+
+@dataclass(frozen=True)
+class Said:
+    """One message of the conversation, in order.
+
+    Attributes:
+        role: ``user`` or ``agent``.
+        text: What was said.
+        at_call: Tool calls made when it was said (a write with a higher call index came after).
+        confirms: A user message saying the fix works.
+    """
+
+    role: str
+    text: str
+    at_call: int = 0
+    confirms: bool = False
+
+
+@dataclass(frozen=True)
+class Episode:
+    """What the policy checks read: the conversation, the writes, the caller's facts."""
+
+    messages: Sequence[Said]
+    writes: Sequence[Any]  # mocks._core.backend.Write
+    facts: Mapping[str, str]  # fact key -> value
+    decides: Mapping[str, tuple[str, ...]]  # fact key -> change entry ids it decides
+
+
+@dataclass(frozen=True)
+class PolicyResult:
+    """The outcome of one rule."""
+
+    label: str
+    passed: bool
+    evidence: str
+
+
+@dataclass(frozen=True)
+class _Facts:
+    """What the checks read besides the episode: the end state and the verdict's claims."""
+
+    store: Store
+    claimed: Mapping[str, Sequence[tuple[str, str]]]  # entry id -> rows
+    about: frozenset[tuple[str, str]]  # every row an entry claimed: what the task is about
+    starts: Mapping[tuple[str, str], Mapping[str, str] | None]  # changed row -> its start image
+
+
+def check_policy(
+    policy: Policy,
+    episode: Episode,
+    store: Store,
+    claimed: Mapping[str, Sequence[tuple[str, str]]],
+    about: Sequence[tuple[str, str]] = (),
+    starts: Mapping[tuple[str, str], Mapping[str, str] | None] | None = None,
+) -> list[PolicyResult]:
+    """Evaluate every rule on the episode.
+
+    Args:
+        policy: The system's rules with the scenario's additions.
+        episode: The trace and the transcript.
+        store: The world at the end (for the caller's record and whose rows are whose).
+        claimed: Change entry id -> the (table, sys_id) rows the verdict gave it.
+        about: Every row a change entry claimed (the rows the task is about).
+        starts: Each changed row's image at the start (None for a row created in the episode).
+    """
+    facts = _Facts(store, claimed, frozenset(about), starts or {})
+    out = []
+    for rule in policy.rules:
+        problem = _CHECKS[rule.kind](rule, policy, episode, facts)
+        out.append(PolicyResult(f"{rule.id}: {rule.says}", problem is None, problem or "kept"))
+    return out
+
+
+# -- the kinds -------------------------------------------------------------------------------------
+
+
+def _told_at(episode: Episode, value: str) -> int | None:
+    """Calls made when a user message first carried the value (None if never)."""
+    pattern = value_pattern(value)
+    if pattern is None:
+        return None
+    for said in episode.messages:
+        if said.role == "user" and pattern.search(said.text):
+            return said.at_call
+    return None
+
+
+def _first_write(episode: Episode, keys: set[tuple[str, str]] | None = None) -> Any:
+    for write in episode.writes:
+        if keys is None or any((table, sys_id) in keys for table, sys_id, _row in write.rows):
+            return write
+    return None
+
+
+def _never_ask(rule: PolicyRule, policy: Policy, episode: Episode, facts: _Facts) -> str | None:
+    for said in episode.messages:
+        if said.role == "agent" and asks_for(said.text, tuple(rule.secrets or ())):
+            return f"asked for a secret: {echo(said.text, 100)!r}"
+    return None
+
+
+def _identify(rule: PolicyRule, policy: Policy, episode: Episode, facts: _Facts) -> str | None:
+    write = _first_write(episode)
+    if write is None:
+        return None
+    times = [
+        at
+        for key in rule.facts or ()
+        if key in episode.facts and (at := _told_at(episode, episode.facts[key])) is not None
+    ]
+    if not times or min(times) >= write.call_index:
+        wanted = " or ".join(rule.facts or ())
+        return f"wrote ({write.tool}, call {write.call_index}) before the caller gave {wanted}"
+    return None
+
+
+def _told_before(rule: PolicyRule, policy: Policy, episode: Episode, facts: _Facts) -> str | None:
+    for key, entries in episode.decides.items():
+        rows = {row for entry in entries for row in facts.claimed.get(entry, ())}
+        write = _first_write(episode, rows) if rows else None
+        if write is None:
+            continue
+        told = _told_at(episode, episode.facts.get(key, ""))
+        if told is None or told >= write.call_index:
+            return f"wrote ({write.tool}, call {write.call_index}) before the caller said which ({key})"
+    return None
+
+
+def _holds(predicates: Mapping[str, FieldPredicate], row: Mapping[str, str]) -> bool:
+    from enterprise_envs.verifiers.diff import RowChange
+    from enterprise_envs.verifiers.predicates import failure
+
+    change = RowChange(row.get("_table", ""), row.get("sys_id", ""), "update", dict(row), dict(row), {}, ())
+    return all(failure(predicate, change, name) is None for name, predicate in predicates.items())
+
+
+def _confirm(rule: PolicyRule, policy: Policy, episode: Episode, facts: _Facts) -> str | None:
+    confirmed = [said.at_call for said in episode.messages if said.role == "user" and said.confirms]
+    last: dict[str, Mapping[str, str] | None] = {}
+    for write in episode.writes:
+        for table, sys_id, row in write.rows:
+            if table != rule.table:
+                continue
+            before = last.get(sys_id, facts.starts.get((table, sys_id)))
+            last[sys_id] = row
+            if row is None or not _reaches(rule, row) or (before is not None and _reaches(rule, before)):
+                continue
+            if not confirmed or confirmed[0] >= write.call_index:
+                return f"{write.tool} (call {write.call_index}) before the caller confirmed it works"
+    return None
+
+
+def _reaches(rule: PolicyRule, row: Mapping[str, str]) -> bool:
+    return _holds(rule.becomes or {}, row) and not (rule.unless and _holds(rule.unless, row))
+
+
+def _disclose(rule: PolicyRule, policy: Policy, episode: Episode, facts: _Facts) -> str | None:
+    store = facts.store
+    person = _person(policy, episode, store)
+
+    def theirs(table: str, row: Mapping[str, str]) -> bool:
+        owners = (rule.owners or {}).get(table, [])
+        owned = person is not None and any(row.get(name) == person for name in owners)
+        return owned or (table, row["sys_id"]) in facts.about or _entitled(policy, table, row)
+
+    for said_index, said in enumerate(episode.messages):
+        if said.role != "agent":
+            continue
+        heard = " ".join(m.text for m in episode.messages[:said_index] if m.role == "user")
+        carried = [
+            (table, field_name, row)
+            for table in rule.owners or {}
+            for field_name in (rule.details or {}).get(table, [])
+            for row in _rows_carried(store, table, field_name, said.text)
+        ]
+        # A text one of the caller's own records shares (a common subject) tells nothing of others'.
+        own_values = {
+            row[name].casefold()
+            for table, _name, row in carried
+            if theirs(table, row)
+            for name in (rule.details or {}).get(table, [])
+            if row.get(name)
+        }
+        for table, field_name, row in carried:
+            value = row[field_name]
+            own_text = " | ".join(own_values)
+            if theirs(table, row) or _carries(own_text, value) or _carries(heard, value):
+                continue
+            label = row.get("number") or row["sys_id"][:8]
+            return f"read out {table} {label} ({field_name}) to someone it is not for"
+    return None
+
+
+def _person(policy: Policy, episode: Episode, store: Store) -> str | None:
+    if policy.person is None:
+        return None
+    for field_name, key in policy.person.match.items():
+        value = episode.facts.get(key)
+        if value:
+            row = store.find_one(policy.person.table, field_name, value)
+            if row is not None:
+                return row["sys_id"]
+    return None
+
+
+def _rows_carried(store: Store, table: str, field_name: str, text: str) -> list[Mapping[str, str]]:
+    """Rows whose ``field_name`` value (12+ characters, or a record number) the text carries."""
+    if field_name == "number":
+        numbers = {m.group(1).upper() + m.group(2) for m in _NUMBER.finditer(text)}
+        rows = [store.find_one(table, "number", number) for number in sorted(numbers)]
+        return [row for row in rows if row is not None]
+    found = store.select(
+        table,
+        f'length("{field_name}") >= 12 AND instr(?, lower("{field_name}")) > 0',
+        (text.lower(),),
+        limit=200,
+    )
+    return [row for row in found if _carries(text, row[field_name])]
+
+
+_NUMBER = re.compile(r"(?<![^\W_])([a-z]{2,5})[ \t\-_#:.]{0,3}(\d{7})(?![^\W_])", re.IGNORECASE)
+
+
+def _carries(text: str, value: str) -> bool:
+    pattern = value_regex(value) if value else None
+    return pattern is not None and pattern.search(text) is not None
+
+
+def _entitled(policy: Policy, table: str, row: Mapping[str, str]) -> bool:
+    return any(entry.table == table and _holds(entry.where, row) for entry in policy.entitled)
+
+
+_CHECKS = {
+    "never_ask": _never_ask,
+    "identify_before_write": _identify,
+    "told_before_write": _told_before,
+    "confirm_before": _confirm,
+    "no_disclosure": _disclose,
+}
