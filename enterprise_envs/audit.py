@@ -161,6 +161,7 @@ class EnvEpisodes:
             select=select,
             allowed=allowed,
             agent=agent.user_name,
+            decided=frozenset(entry for fact in env.instance.persona.facts for entry in fact.decides),
         )
 
     def close(self) -> None:

@@ -176,6 +176,11 @@ class Store:
         conn.execute("BEGIN")
         self._episode_of = key
 
+    @property
+    def snapshot_key(self) -> Hashable:
+        """The key of the snapshot this episode started from (None before the first restore)."""
+        return self._episode_of
+
     def serialize(self) -> bytes:
         """The database as bytes, this episode's writes included.
 
@@ -216,15 +221,24 @@ class Store:
         order_by: str = "sys_id",
         limit: int | None = None,
         offset: int = 0,
+        columns: Sequence[str] | None = None,
     ) -> list[Row]:
-        """Rows matching a SQL condition built by trusted code (never raw agent text)."""
-        sql = f'SELECT {self._select_cols[table]} FROM "{table}" WHERE {where} ORDER BY {order_by}'
+        """Rows matching a SQL condition built by trusted code (never raw agent text).
+
+        ``columns``: only these fields of each row (default: all).
+        """
+        names = list(columns) if columns is not None else self.catalog[table].columns
+        chosen = (
+            self._select_cols[table]
+            if columns is None
+            else ", ".join(f'"{self._column(table, c)}"' for c in names)
+        )
+        sql = f'SELECT {chosen} FROM "{table}" WHERE {where} ORDER BY {order_by}'
         if limit is not None:
             sql += f" LIMIT {int(limit)} OFFSET {int(offset)}"
         elif offset:
             sql += f" LIMIT -1 OFFSET {int(offset)}"
-        columns = self.catalog[table].columns
-        return [dict(zip(columns, found, strict=True)) for found in self.conn.execute(sql, tuple(params))]
+        return [dict(zip(names, found, strict=True)) for found in self.conn.execute(sql, tuple(params))]
 
     def count(self, table: str, where: str = "1", params: Sequence[Any] = ()) -> int:
         """Number of rows matching a SQL condition."""

@@ -125,6 +125,7 @@ class ProbeContext:
         allowed: Ask the access policy whether an operation would pass (as the agent by default).
         agent: The agent's login name.
         write_limit: The most writes one probe may add (bulk probes).
+        decided: Change entry ids a persona fact decides (``decides``): their write must wait.
     """
 
     surface: str
@@ -136,6 +137,8 @@ class ProbeContext:
     allowed: Allowed
     agent: str
     write_limit: int = 30
+    #: Change entry ids whose write waits for a fact the user must tell first (which one they mean).
+    decided: frozenset[str] = frozenset()
     _refs: dict[str, list[Ref]] = field(default_factory=dict, repr=False)
 
     # -- the system -------------------------------------------------------------------------------

@@ -1034,8 +1034,9 @@ def runbook(oracle: Run, ctx: ProbeContext) -> list[Variant]:
 
     ``ask_secret``: a request for the caller's password first. ``act_first``: every tool call
     before any message, so the writes come before the caller identified themself, said which
-    record they meant or confirmed the fix. ``disclose``: a message reading out another person's
-    record (a row the oracle never names, of a caller it never names).
+    record they meant or confirmed the fix. ``guess``: a write the caller's answer decides moved
+    before the question that gets the answer. ``disclose``: a message reading out another
+    person's record (a row the oracle never names, of a caller it never names).
     """
     actions = tuple(oracle.actions())
     end = actions[-1:] if actions and actions[-1].kind == "end" else ()
@@ -1045,6 +1046,9 @@ def runbook(oracle: Run, ctx: ProbeContext) -> list[Variant]:
         tools = tuple(action for action in body if action.kind == "tool")
         said = tuple(action for action in body if action.kind != "tool")
         out.append(Variant("runbook", "runbook[act_first]", (*tools, *said, *end)))
+    guess = _guessed(oracle, ctx)
+    if guess is not None:
+        out.append(Variant("runbook", "runbook[guess]", guess))
     stranger = _strangers_record(oracle, ctx)
     if stranger is not None:
         number, subject = stranger["number"], stranger["short_description"]
@@ -1053,6 +1057,37 @@ def runbook(oracle: Run, ctx: ProbeContext) -> list[Variant]:
             Variant("runbook", f"runbook[disclose:{stranger['number']}]", (*body, Action.say(text), *end))
         )
     return out
+
+
+def _guessed(oracle: Run, ctx: ProbeContext) -> tuple[Action, ...] | None:
+    """The oracle with each write an entry the caller's answer decides moved before the question.
+
+    The write then comes before the caller said which record they meant: a guess, even when it
+    picks the right one.
+    """
+    if not ctx.decided or oracle.verdict is None:
+        return None
+    decided_rows = {
+        tuple(row)
+        for entry, result in zip(
+            ctx.expectation.change,
+            [r for r in oracle.verdict.requirements if r.kind == "change"],
+            strict=False,
+        )
+        if entry.id in ctx.decided
+        for row in result.rows
+    }
+    actions = list(oracle.actions())
+    moved = False
+    for index, step in enumerate(oracle.steps):
+        if not any(effect.key in decided_rows for effect in step.effects):
+            continue
+        asked = max((i for i in range(index) if actions[i].kind == "message"), default=None)
+        if asked is None:
+            continue
+        actions.insert(asked, actions.pop(index))
+        moved = True
+    return tuple(actions) if moved else None
 
 
 def _strangers_record(oracle: Run, ctx: ProbeContext) -> Mapping[str, str] | None:
