@@ -6,6 +6,7 @@ from enterprise_envs.audit import EnvEpisodes
 from enterprise_envs.env import EnterpriseEnv
 from enterprise_envs.verifiers.audit import audit_scenario, corpus
 from enterprise_envs.verifiers.audit.alternatives import ALTERNATIVES, paraphrase
+from enterprise_envs.verifiers.audit.probes import leaves, runbook
 from enterprise_envs.verifiers.dialogue import answers
 from enterprise_envs.verifiers.policy import Policy
 
@@ -63,3 +64,24 @@ def test_the_runbook_probe_is_rejected_and_catches_a_verifier_without_the_rules(
     # before talking changes nothing else the verifier sees, so it is merely equivalent.
     assert {name.split("[")[1].split(":")[0].rstrip("]") for name in accepted} == {"ask_secret", "disclose"}
     assert bare.probes["runbook"].equivalent == 1
+
+
+def test_the_disclose_probe_reads_out_a_strangers_record_not_the_callers() -> None:
+    """Seed 12 of refuse_admin_rights once drew the caller's own incident: no disclosure at all."""
+    episodes = EnvEpisodes("itsm.refuse_admin_rights")
+    try:
+        oracle = episodes.record(12, "typed", "typed")
+        ctx = episodes.context(12, "typed")
+        caller = {
+            ref.row["sys_id"]
+            for a in oracle.actions()
+            for _p, v in leaves(a.arguments)
+            for ref in ctx.identify(v)
+        }
+        disclosed = [v for v in runbook(oracle, ctx) if v.name.startswith("runbook[disclose:")]
+        assert disclosed
+        number = disclosed[0].name.split(":")[1].rstrip("]")
+        row = ctx.select("incident", "number = ?", [number], 1)[0]
+        assert not caller & {row["caller_id"], row["opened_by"]}
+    finally:
+        episodes.close()

@@ -1090,19 +1090,24 @@ def _guessed(oracle: Run, ctx: ProbeContext) -> tuple[Action, ...] | None:
     return tuple(actions) if moved else None
 
 
+_SYS_ID_LIKE = re.compile(r"[0-9a-f]{32}")
+
+
 def _strangers_record(oracle: Run, ctx: ProbeContext) -> Mapping[str, str] | None:
-    """An incident of someone the oracle never names, that the oracle never names either."""
-    named = {
-        str(value).casefold() for action in oracle.actions() for _path, value in leaves(action.arguments)
-    }
+    """An incident the oracle never names, of nobody it names (the caller it looked up included)."""
+    values = [value for action in oracle.actions() for _path, value in leaves(action.arguments)]
+    named = {str(value).casefold() for value in values}
     named |= {word.casefold() for text in oracle.messages() for word in re.findall(r"[\w.@-]+", text)}
+    # The people the oracle's arguments identify (a login, an e-mail): their records are theirs.
+    people = {ref.row["sys_id"].casefold() for value in values for ref in ctx.identify(value)}
     if "incident" not in ctx.catalog:
         return None
     for row in ctx.select("incident", "length(short_description) >= 12", [], 200):
-        values = {
-            row.get(name, "").casefold() for name in ("number", "sys_id", "caller_id", "assignment_group")
+        # Its number and every record it points at (references are sys_ids).
+        values_of_row = {row["number"].casefold(), row["sys_id"].casefold()} | {
+            value.casefold() for value in row.values() if _SYS_ID_LIKE.fullmatch(str(value))
         }
-        if not values & named:
+        if not values_of_row & named and not values_of_row & people:
             return row
     return None
 
