@@ -70,7 +70,7 @@ def test_every_probe_family_builds_variants_from_the_oracle(report_incident) -> 
     families = {variant.probe for variant in built}
     # report_incident inserts (no row to damage in place), every enum it sets is checked, and it
     # forbids no attempt (refused_early has no target).
-    assert families >= set(PROBES) - {"same_row", "unchecked", "shotgun_loose", "refused_early"}
+    assert families >= set(PROBES) - {"same_row", "unchecked", "refused_early"}
     writes = [i for i, step in enumerate(oracle.steps) if step.write]
     for variant in built:
         if variant.probe == "minus_write":
