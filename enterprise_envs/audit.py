@@ -241,6 +241,9 @@ class _Player:
         self.steps.append(step)
         return step
 
+    def _heard(self) -> tuple[str, ...]:
+        return tuple(message.text for message in self.transcript if message.role == "user")
+
     def _reply(self, text: str) -> None:
         """The simulated user's answer to an agent message (none if the simulator fails)."""
         instance = self.env.instance
@@ -263,7 +266,7 @@ class _Player:
         if backend.internal_errors:
             first = backend.internal_errors[0]
             error = f"mock handler error in {first.get('tool')}: {first.get('error')}"
-            return Run(self.surface, tuple(self.steps), None, error, denials)
+            return Run(self.surface, tuple(self.steps), None, error, denials, self._heard())
         try:
             episode = instance.episode(self.transcript, self.confirms, backend.writes)
             verdict = verify(
@@ -279,7 +282,7 @@ class _Player:
             return Run(
                 self.surface, tuple(self.steps), None, f"verifier error: {type(exc).__name__}: {exc}", denials
             )
-        return Run(self.surface, tuple(self.steps), verdict, None, denials)
+        return Run(self.surface, tuple(self.steps), verdict, None, denials, self._heard())
 
 
 def _action(raw: Mapping[str, Any]) -> Action:

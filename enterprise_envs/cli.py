@@ -58,10 +58,19 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _pilot(args: argparse.Namespace) -> int:
-    from enterprise_envs.simulator_tools import pilot_scenario
+    from enterprise_envs.simulator_tools import oracle_signal, pilot_scenario
 
     report = pilot_scenario(args.scenario, seeds=args.seeds, user=args.user)
-    print(json.dumps(report.to_dict(), indent=2) if args.json else report.to_text())
+    signal = oracle_signal(args.scenario, seeds=args.seeds)
+    if args.json:
+        print(json.dumps({**report.to_dict(), "oracle_signal": signal.to_dict()}, indent=2))
+    else:
+        print(report.to_text())
+        print(
+            f"\noracle signal: {signal.changed} of {signal.turns} user replies changed when the oracle's "
+            f"writes were removed ({signal.seeds_signalled} of {len(signal.seeds)} seeds); a user that "
+            "knows only what a person could know changes none"
+        )
     return 0
 
 

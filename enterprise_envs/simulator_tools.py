@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import gymnasium
 
@@ -89,3 +91,67 @@ def fidelity_of_runs(paths: Iterable[Path]) -> FidelityReport:
         transcript for path in paths for transcript in transcripts_from_runs(path, canaries=canaries)
     ]
     return fidelity_report(transcripts, canaries=canaries)
+
+
+@dataclass(frozen=True)
+class OracleSignal:
+    """How much the simulated user's words follow hidden state (issue 14's "oracle signal").
+
+    The oracle is replayed twice on the same instance with the same agent messages: once as it
+    is, once without its writes (the caller was told the same things; the back-end differs in
+    what the caller cannot see unless the system shows it to them). A user that knows only what a
+    person could know answers both alike, except where a declared observable differs.
+
+    Attributes:
+        scenario: The scenario.
+        seeds: Seeds replayed.
+        turns: User replies compared (the opening left out).
+        changed: Replies that differed.
+        seeds_signalled: Seeds with at least one differing reply.
+        examples: (seed, with the writes, without them) of the first differences.
+    """
+
+    scenario: str
+    seeds: tuple[int, ...]
+    turns: int
+    changed: int
+    seeds_signalled: int
+    examples: tuple[tuple[int, str, str], ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dictionary."""
+        return {
+            "scenario": self.scenario,
+            "seeds": list(self.seeds),
+            "turns": self.turns,
+            "changed": self.changed,
+            "seeds_signalled": self.seeds_signalled,
+            "examples": [list(example) for example in self.examples],
+        }
+
+
+def oracle_signal(scenario_id: str, seeds: Sequence[int] = (0, 1), surface: str = "typed") -> OracleSignal:
+    """Measure the oracle signal of a scenario's simulated user (see :class:`OracleSignal`)."""
+    from enterprise_envs.audit import EnvEpisodes
+
+    episodes = EnvEpisodes(scenario_id)
+    solution = next(s.name for s in episodes.scenario.solutions if s.surface == surface)
+    turns = changed = signalled = 0
+    examples: list[tuple[int, str, str]] = []
+    try:
+        for seed in seeds:
+            done = episodes.record(seed, surface, solution)
+            blind = episodes.replay(
+                seed,
+                surface,
+                [step.action for step in done.steps if not (step.action.kind == "tool" and step.write)],
+            )
+            pairs = list(zip(done.heard[1:], blind.heard[1:], strict=False))
+            differing = [(a, b) for a, b in pairs if a != b]
+            turns += len(pairs)
+            changed += len(differing)
+            signalled += bool(differing)
+            examples += [(seed, a, b) for a, b in differing[:1]]
+    finally:
+        episodes.close()
+    return OracleSignal(scenario_id, tuple(seeds), turns, changed, signalled, tuple(examples[:3]))

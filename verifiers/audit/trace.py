@@ -139,6 +139,7 @@ class Run:
         verdict: The verdict (None when verification raised or a handler crashed).
         error: Why the episode is invalid (a mock handler error, a verifier error), else None.
         denials: Refused write attempts, as ``(tool, operation, table, sys_id)``.
+        heard: What the simulated user said, in order (the opening first).
     """
 
     surface: str
@@ -146,6 +147,7 @@ class Run:
     verdict: Verdict | None
     error: str | None = None
     denials: tuple[tuple[str, str, str, str], ...] = ()
+    heard: tuple[str, ...] = ()
 
     @property
     def passed(self) -> bool:
