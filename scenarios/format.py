@@ -78,15 +78,17 @@ class ViewCheck(_Strict):
     """One UserView key: what the user can observe, computed from state (and what they were told).
 
     ``exists``: true when a row of ``table`` matches ``where``. ``absent``: true when none does.
-    ``told_record``: true when the agent's messages mention the number of a row of ``table``
-    matching ``where`` (e.g. "the number I was given exists and is mine"). ``told_text``: true
-    when the agent's messages mention ``text`` (token match, e.g. a status the user asked for).
+    ``told_record``: true when an agent message tells the number of a row of ``table`` matching
+    ``where`` (e.g. "the number I was given exists and is mine"). ``told_text``: true when an
+    agent message tells ``text`` (a status the user asked for), read as the verifier reads it:
+    asserted, and none of ``rivals`` offered ("New, In Progress or On Hold" tells nothing).
     """
 
     kind: Literal["exists", "absent", "told_record", "told_text"] = "exists"
     table: str = "sys_user"
     where: str = "1"
     text: str = ""
+    rivals: list[str] = Field(default_factory=list, description="told_text: the other values of its kind.")
 
     @model_validator(mode="after")
     def _text_for_told_text(self) -> ViewCheck:

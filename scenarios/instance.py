@@ -30,7 +30,6 @@ from enterprise_envs.verifiers.expectations import (
     load_expectation,
 )
 from enterprise_envs.verifiers.policy import Episode, Policy, Said
-from enterprise_envs.verifiers.transcript import mentions
 
 _TEMPLATE = re.compile(r"\{\{\s*([A-Za-z0-9_.\-]+)\s*\}\}")
 _RECORD_NUMBER = re.compile(r"\b(?:INC|PRB|CHG|REQ|RITM|KB)\d{7}\b")
@@ -213,7 +212,7 @@ def _view_value(
     check: ViewCheck, backend: Backend, params: Mapping[str, Any], agent_messages: Sequence[str]
 ) -> bool:
     if check.kind == "told_text":
-        return mentions(agent_messages, str(bind_params(check.text, params)))
+        return answers(agent_messages, str(bind_params(check.text, params)), check.rivals)
     where, values = sql_with_binds(check.where, params)
     if check.kind in ("exists", "absent"):
         return (backend.store.count(check.table, where, values) > 0) == (check.kind == "exists")

@@ -115,8 +115,14 @@ CLAIM_PATTERNS: tuple[str, ...] = (
 )
 
 #: The agent asking the user to check whether it works now. Only in a question whose clause starts
-#: like one (:data:`INTERROGATIVE`): "Is it working now?", "Did that help?", "Can you log in now?".
+#: like one (:data:`INTERROGATIVE`): "Is it working now?", "Did that help?", "Can you log in now?",
+#: and asking leave to close ("Can I close your ticket now?"): a person says no while it is not.
 CHECK_PATTERNS: tuple[str, ...] = (
+    # Asking leave to close is asking whether it is done: "Can I close your ticket now?"
+    r"\b(?:can|may|shall|should|could) (?:I|we) (?:go ahead and )?(?:close|resolve|mark)\b.{0,40}"
+    r"\b(?:ticket|incident|request|case|this|it)\b",
+    r"\b(?:ok(?:ay)?|fine|alright|all right) (?:if|for|to) (?:I|we|me|us)?\s*(?:close|resolve)\b",
+    r"\b(?:mind if|happy for me to|happy if I) (?:I )?(?:close|resolve)\b",
     r"\b(?:work(?:s|ing)?|fixed|resolved|sorted|better|connect(?:s|ing|ed)?|log(?:ged)? ?in|"
     r"sign(?:ed)? ?in|access|open)\b.*\b(?:now|again|yet)\b",
     r"\b(?:did|does|has) (?:that|this|it) (?:help|fix|solve|work|do the trick|sort)",
@@ -290,7 +296,7 @@ SELF_REFERENCE = re.compile(r"^\W*(?:I|I'm|I am|I've|I'll|I'd|my|we|we're|we've|
 #: A clause that starts like a question (for telling "Is it fixed now?" from "It is fixed now.").
 INTERROGATIVE = re.compile(
     r"^\W*(?:(?:so|and|ok(?:ay)?|now|great|right)\W+)?(?:is|are|does|do|did|has|have|can|could|would|"
-    r"will|was|were|any luck|shall|should|may|what|which|whether)\b",
+    r"will|was|were|any luck|shall|should|may|what|which|whether|mind|happy (?:for|if))\b",
     re.IGNORECASE,
 )
 
