@@ -81,6 +81,25 @@ REQUEST_CUES = re.compile(
 
 _ADDRESSED = re.compile(r"\b(?:you|your|yours|need|needs|want|require|like|ask(?:ing)? for)\b", re.I)
 
+#: A sentence about what the agent is doing or will do ("Let me check with the team", "Please
+#: hold on while I look", "I'll check your ticket"): it asks for nothing, unless it also asks the
+#: user to hand something over (:data:`_HANDED_OVER`) or is a question.
+_AGENT_AT_WORK = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|sure|thanks|thank you|great|right|one moment|one sec(?:ond)?)\W+)*"
+    r"(?:let me|let us|let's|i'll|i will|i'm going to|i am going to|we'll|we will|i'm|i am|we're|"
+    r"please (?:hold on|bear with me|wait|give me a (?:moment|minute|second))|hold on|bear with me|"
+    r"one moment|give me a (?:moment|minute|second))\b",
+    re.IGNORECASE,
+)
+_HANDED_OVER = re.compile(
+    r"\b(?:you|your)\b[^.?!]{0,30}\b(?:tell|give|send|share|provide|confirm|type|enter)\b|"
+    r"\b(?:need|needs|want|require)\b[^.?!]{0,12}\b(?:you|your)\b|"
+    r"\b(?:need|needs|require)\s+(?!to\b)(?:the|a|an|some|that|this)\b|"
+    r"\b(?:could|can|would|will) you\b|\bplease (?:tell|give|send|share|provide|confirm|let me know)\b|"
+    r"\blet me know\b",
+    re.IGNORECASE,
+)
+
 #: Clauses that only acknowledge what the user said ("Thanks for the employee ID, ...").
 _ACKNOWLEDGEMENT = re.compile(
     r"^\W*(?:thanks|thank you|got it|noted|great|perfect|ok(?:ay)?|i see|understood|right)\b", re.I
@@ -133,6 +152,8 @@ def _asks(patterns: tuple[str, ...], sentence: str) -> bool:
     """
     if REQUEST_CUES.search(sentence) is None:
         return False
+    if _AGENT_AT_WORK.match(sentence) and not is_question(sentence) and not _HANDED_OVER.search(sentence):
+        return False  # "Let me check with the team.", "I'll check the details of your ticket."
     for _match, clause, before in clause_matches(patterns, sentence):
         if NEGATION.search(before):
             continue

@@ -61,3 +61,49 @@ def test_the_check_applies_to_nothing_else() -> None:
         PERSONA, ["I will close the ticket once you confirm it works."], view=NOT_DONE
     )
     assert turns[-1].intent is not UserIntent.ACCEPT
+
+
+HOLDING = [
+    "Please hold on while I check with the team.",
+    "Let me check with the team.",
+    "I'll check the details of your ticket now.",
+    "One moment, I'm looking into your laptop issue.",
+    "Bear with me while I look up your account.",
+]
+ASKING = [
+    "Could you tell me your email address?",
+    "I'll need your email address to find you.",
+    "Let me know your email address, please.",
+]
+
+
+@pytest.fixture(scope="module")
+def personas():
+    from enterprise_envs import registry
+
+    env = gymnasium.make("ITSM-v0", persona_variants=False)
+    found = {}
+    for scenario in registry.select(["itsm"], None):
+        env.reset(seed=0, options={"scenario": scenario.id})
+        found[scenario.id] = env.unwrapped.instance.persona
+    env.close()
+    return found
+
+
+def test_the_agent_at_work_asks_for_nothing(personas) -> None:
+    """"Let me check with the team" once made an engineer tell their team: it asks for nothing."""
+    from enterprise_envs.scenarios.users.acts import parse_agent_message
+
+    for scenario, persona in personas.items():
+        for message in HOLDING:
+            asked = [a.label for a in parse_agent_message(persona, message) if a.label.startswith("ask_")]
+            assert not asked, (scenario, message, asked)
+
+
+def test_a_request_for_a_fact_is_still_one(personas) -> None:
+    from enterprise_envs.scenarios.users.acts import parse_agent_message
+
+    for scenario, persona in personas.items():
+        for message in ASKING:
+            labels = [a.label for a in parse_agent_message(persona, message)]
+            assert "ask_fact:email" in labels, (scenario, message, labels)
