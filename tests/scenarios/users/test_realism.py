@@ -91,7 +91,7 @@ def personas():
 
 
 def test_the_agent_at_work_asks_for_nothing(personas) -> None:
-    """"Let me check with the team" once made an engineer tell their team: it asks for nothing."""
+    """ "Let me check with the team" once made an engineer tell their team: it asks for nothing."""
     from enterprise_envs.scenarios.users.acts import parse_agent_message
 
     for scenario, persona in personas.items():
@@ -107,3 +107,17 @@ def test_a_request_for_a_fact_is_still_one(personas) -> None:
         for message in ASKING:
             labels = [a.label for a in parse_agent_message(persona, message)]
             assert "ask_fact:email" in labels, (scenario, message, labels)
+
+
+def test_a_greeting_asks_for_nothing(personas) -> None:
+    """'How can I help you today?' once told the duplicates lead when the tickets came in."""
+    from enterprise_envs.scenarios.users.acts import parse_agent_message
+
+    for scenario, persona in personas.items():
+        for message in (
+            f"Hi {persona.name}, how can I help you today?",
+            "Good morning!",
+            "Hello, thanks for reaching out.",
+        ):
+            asked = [a.label for a in parse_agent_message(persona, message) if a.label.startswith("ask_")]
+            assert not asked, (scenario, message, asked)
