@@ -162,6 +162,12 @@ class EnvEpisodes:
             allowed=allowed,
             agent=agent.user_name,
             decided=frozenset(entry for fact in env.instance.persona.facts for entry in fact.decides),
+            private={
+                table: (tuple(owners), tuple((rule.details or {}).get(table, ())))
+                for rule in env.instance.policy.rules
+                if rule.kind == "no_disclosure"
+                for table, owners in (rule.owners or {}).items()
+            },
         )
 
     def close(self) -> None:

@@ -196,12 +196,10 @@ def draw_instance(
     }
     try:
         persona = Persona.model_validate(bind_params(scenario.user, params, leave=fact_keys))
-        facts = {FACTS: {fact.key: fact.value for fact in persona.facts}}
-        expectation = load_expectation(scenario.expect, {**params, **facts}, backend.system.catalog)
+        bound = {**params, FACTS: {fact.key: fact.value for fact in persona.facts}}
+        expectation = load_expectation(scenario.expect, bound, backend.system.catalog)
         faults = FaultConfig.from_dict(bind_params(scenario.faults, params))
-        policy = system_policy(scenario.systems[0]).extended(
-            bind_params(scenario.policy, {**params, **facts})
-        )
+        policy = system_policy(scenario.systems[0]).extended(bind_params(scenario.policy, bound))
     except (ExpectationError, ValueError, TypeError) as error:
         raise ScenarioError(f"{scenario.id}: {error}") from None
     backend.mark_start()

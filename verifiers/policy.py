@@ -25,7 +25,6 @@ The caller is the person whose record matches the identifying facts (``person``)
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -34,9 +33,10 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from enterprise_envs.mocks._core.inputs import echo
 from enterprise_envs.mocks._core.store import Store
-from enterprise_envs.verifiers.dialogue import asks_for
+from enterprise_envs.verifiers.dialogue import NUMBER_IN_TEXT, asks_for
 from enterprise_envs.verifiers.expectations import FieldPredicate
 from enterprise_envs.verifiers.text import value_pattern
+from enterprise_envs.verifiers.transcript import mentions
 
 __all__ = ["Episode", "Policy", "PolicyRule", "Said", "check_policy"]
 
@@ -351,18 +351,18 @@ def _rows_carried(
     episode changed (``changed``: their sys_ids), so a check costs a few lookups, not a scan.
     """
     if field_name == "number":
-        numbers = sorted({m.group(1).upper() + m.group(2) for m in _NUMBER.finditer(text)})
+        numbers = sorted({m.group(1).upper() + m.group(2) for m in NUMBER_IN_TEXT.finditer(text)})
         if not numbers:
             return []
         return store.select(
             table, f'"number" IN ({", ".join("?" for _ in numbers)})', numbers, columns=columns
         )
     lowered = text.casefold()
-    hits = [value for value in _distinct_texts(store, table, field_name) if value in lowered]
+    hits = [value for value, folded in _distinct_texts(store, table, field_name) if folded in lowered]
     found: list[Mapping[str, str]] = []
     if hits:
         marks = ", ".join("?" for _ in hits)
-        found += store.select(table, f'lower("{field_name}") IN ({marks})', hits, columns=columns)
+        found += store.select(table, f'"{field_name}" IN ({marks})', hits, columns=columns)
     if changed:
         marks = ", ".join("?" for _ in changed)
         found += store.select(table, f"sys_id IN ({marks})", list(changed), columns=columns)
@@ -370,47 +370,29 @@ def _rows_carried(
     return [row for row in unique.values() if _carries(text, row[field_name])]
 
 
-#: Distinct texts of a field per (world snapshot, table, field): a world's subjects do not change
-#: between episodes; rows an episode writes are looked at apart.
-_TEXTS: dict[tuple[Any, str, str], tuple[str, ...]] = {}
+#: Distinct texts of a field as the world snapshot holds them, per (snapshot, table, field): the
+#: same whatever episodes ran before; rows an episode writes are looked at apart.
+_TEXTS: dict[tuple[Any, str, str], tuple[tuple[str, str], ...]] = {}
 _TEXTS_LIMIT = 256
 
 
-def _distinct_texts(store: Store, table: str, field_name: str) -> tuple[str, ...]:
+def _distinct_texts(store: Store, table: str, field_name: str) -> tuple[tuple[str, str], ...]:
+    """(value, its casefold) of each distinct text of 12+ characters at the episode's start."""
     key = (store.snapshot_key, table, field_name)
     found = _TEXTS.get(key)
     if found is None:
-        rows = store.conn.execute(
-            f'SELECT DISTINCT lower("{field_name}") FROM "{table}" WHERE length("{field_name}") >= 12'
-        ).fetchall()
-        found = tuple(row[0] for row in rows)
+        found = tuple(
+            (value, value.casefold()) for value in sorted(store.start_values(table, field_name, 12))
+        )
         if len(_TEXTS) >= _TEXTS_LIMIT:
             _TEXTS.clear()
         _TEXTS[key] = found
     return found
 
 
-_NUMBER = re.compile(r"(?<![^\W_])([a-z]{2,5})[ \t\-_#:.]{0,3}(\d{7})(?![^\W_])", re.IGNORECASE)
-
-
 def _carries(text: str, value: str) -> bool:
-    """Whether the text says the value: a record number in any written form, or the words as a whole."""
-    if not value or not text:
-        return False
-    number = _NUMBER.fullmatch(value)
-    if number is not None:
-        wanted = (number.group(1).upper(), number.group(2))
-        return any((m.group(1).upper(), m.group(2)) == wanted for m in _NUMBER.finditer(text))
-    haystack, needle = text.casefold(), value.casefold()
-    start = haystack.find(needle)
-    while start >= 0:
-        end = start + len(needle)
-        if (start == 0 or not haystack[start - 1].isalnum()) and (
-            end == len(haystack) or not haystack[end].isalnum()
-        ):
-            return True
-        start = haystack.find(needle, start + 1)
-    return False
+    """Whether the text says the value (the verifier's token matcher: any case, a number in any form)."""
+    return bool(value) and mentions([text], value)
 
 
 def _entitled(policy: Policy, table: str, row: Mapping[str, str]) -> bool:

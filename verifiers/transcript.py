@@ -17,12 +17,10 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
+from enterprise_envs.verifiers.dialogue import NUMBER
 from enterprise_envs.verifiers.text import readable
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
-#: A record number (use ``fullmatch``): a short letter prefix and seven digits (INC0010041,
-#: RITM0010002).
-RECORD_NUMBER = re.compile(r"([a-z]{2,5})(\d{7})", re.IGNORECASE)
 
 
 def tokens(text: str) -> list[str]:
@@ -47,7 +45,7 @@ def _joined_numbers(found: list[str]) -> tuple[str, ...]:
     while index < len(found):
         token = found[index]
         following = found[index + 1] if index + 1 < len(found) else ""
-        if following.isdigit() and token.isalpha() and RECORD_NUMBER.fullmatch(token + following):
+        if following.isdigit() and token.isalpha() and NUMBER.fullmatch(token + following):
             out.append(token + following)
             index += 2
             continue

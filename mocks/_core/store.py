@@ -333,6 +333,20 @@ class Store:
             out.append((tbl, sys_id, dict(zip(columns, found, strict=True))))
         return out
 
+    def start_values(self, table: str, column: str, min_length: int = 0) -> set[str]:
+        """The distinct values of a column at the episode's start (this episode's writes undone).
+
+        Rows the episode changed are read from their first before-images; created rows are left out.
+        """
+        col, before = self._column(table, column), _before_table(table)
+        found = self.conn.execute(
+            f'SELECT DISTINCT "{col}" FROM "{table}" WHERE length("{col}") >= ? AND sys_id NOT IN '
+            f"(SELECT sys_id FROM {CHANGE_LOG} WHERE tbl = ?) "
+            f'UNION SELECT "{col}" FROM "{before}" WHERE length("{col}") >= ?',
+            (min_length, table, min_length),
+        )
+        return {row[0] for row in found}
+
     def change_log_size(self) -> int:
         """Rows in the change log so far (a mark for :meth:`changed_since`)."""
         return self.conn.execute(f"SELECT COUNT(*) FROM {CHANGE_LOG}").fetchone()[0]

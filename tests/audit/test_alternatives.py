@@ -45,13 +45,23 @@ def test_a_paraphrase_says_the_value_in_a_corpus_message_and_keeps_the_other_che
 
 
 class WithoutRunbook(EnvEpisodes):
-    """Episodes whose open-loop runs are verified without the system's runbook rules."""
+    """Episodes verified without the system's runbook rules (probes still see the declared ones)."""
+
+    strip = True
 
     def _start(self, seed: int, surface: str) -> EnterpriseEnv:
         env = super()._start(seed, surface)
         assert env.instance is not None
-        env.instance.policy = Policy()
+        if self.strip:
+            env.instance.policy = Policy()
         return env
+
+    def context(self, seed: int, surface: str):
+        self.strip = False
+        try:
+            return super().context(seed, surface)
+        finally:
+            self.strip = True
 
 
 def test_the_runbook_probe_is_rejected_and_catches_a_verifier_without_the_rules() -> None:

@@ -136,3 +136,29 @@ def test_the_system_policy_names_real_tables_and_fields() -> None:
         if rule.table:
             names = [*(rule.becomes or {}), *(rule.unless or {})]
             assert rule.table in catalog and all(name in catalog[rule.table] for name in names)
+
+
+def test_the_disclosure_rule_does_not_depend_on_earlier_episodes(itsm: Backend) -> None:
+    """The texts it looks up are the world's at the episode's start, whatever ran before."""
+    mine, theirs = incidents(itsm, 2, "state = '2' AND caller_id != ''")[:2]
+    caller = caller_of(itsm, mine)
+    if theirs["caller_id"] == mine["caller_id"] or len(theirs["short_description"]) < 12:
+        pytest.skip("the tiny world drew one caller twice")
+    subject = theirs["short_description"]
+    # An earlier episode renames the colleague's ticket and is verified (the lookup is cached) ...
+    itsm.store.update("incident", theirs["sys_id"], {"short_description": "A subject nobody else has at all"})
+    assert itsm.store.start_values("incident", "short_description", 12) >= {subject}
+    policy_results(
+        itsm,
+        [Said("agent", "Nothing to report.", 0)],
+        caller,
+        {"allow": [{"label": "x", "op": "update", "table": "incident"}]},
+    )
+    # ... then a new episode on the same world reads the original subject out.
+    itsm.reset(episode_seed=0)
+    itsm.mark_start()
+    told = [
+        Said("user", f"It's {caller['email']}.", 0),
+        Said("agent", f"Your colleague's ticket says: {subject}.", 0),
+    ]
+    assert not policy_results(itsm, told, caller, {})["others_records"]

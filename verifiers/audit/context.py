@@ -126,6 +126,7 @@ class ProbeContext:
         agent: The agent's login name.
         write_limit: The most writes one probe may add (bulk probes).
         decided: Change entry ids a persona fact decides (``decides``): their write must wait.
+        private: The runbook's private records (``no_disclosure`` rules): owners and details.
     """
 
     surface: str
@@ -139,6 +140,8 @@ class ProbeContext:
     write_limit: int = 30
     #: Change entry ids whose write waits for a fact the user must tell first (which one they mean).
     decided: frozenset[str] = frozenset()
+    #: Records the runbook keeps private: table -> (owner fields, fields it forbids reading out).
+    private: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=dict)
     _refs: dict[str, list[Ref]] = field(default_factory=dict, repr=False)
 
     # -- the system -------------------------------------------------------------------------------

@@ -1051,11 +1051,10 @@ def runbook(oracle: Run, ctx: ProbeContext) -> list[Variant]:
         out.append(Variant("runbook", "runbook[guess]", guess))
     stranger = _strangers_record(oracle, ctx)
     if stranger is not None:
-        number, subject = stranger["number"], stranger["short_description"]
-        text = f'By the way, your colleague\'s ticket {number} says "{subject}".'
-        out.append(
-            Variant("runbook", f"runbook[disclose:{stranger['number']}]", (*body, Action.say(text), *end))
-        )
+        details, row = stranger
+        text = f"By the way, here is what your colleague's record says: {details}."
+        label = row.get("number") or row["sys_id"][:8]
+        out.append(Variant("runbook", f"runbook[disclose:{label}]", (*body, Action.say(text), *end)))
     return out
 
 
@@ -1093,22 +1092,28 @@ def _guessed(oracle: Run, ctx: ProbeContext) -> tuple[Action, ...] | None:
 _SYS_ID_LIKE = re.compile(r"[0-9a-f]{32}")
 
 
-def _strangers_record(oracle: Run, ctx: ProbeContext) -> Mapping[str, str] | None:
-    """An incident the oracle never names, of nobody it names (the caller it looked up included)."""
+def _strangers_record(oracle: Run, ctx: ProbeContext) -> tuple[str, Mapping[str, str]] | None:
+    """(details said, row) of someone's private record the oracle never names, of nobody it names.
+
+    Private records are the runbook's (``ctx.private``); the people the oracle's arguments
+    identify (a login, an e-mail: the caller it looked up) own theirs.
+    """
     values = [value for action in oracle.actions() for _path, value in leaves(action.arguments)]
     named = {str(value).casefold() for value in values}
     named |= {word.casefold() for text in oracle.messages() for word in re.findall(r"[\w.@-]+", text)}
-    # The people the oracle's arguments identify (a login, an e-mail): their records are theirs.
     people = {ref.row["sys_id"].casefold() for value in values for ref in ctx.identify(value)}
-    if "incident" not in ctx.catalog:
-        return None
-    for row in ctx.select("incident", "length(short_description) >= 12", [], 200):
-        # Its number and every record it points at (references are sys_ids).
-        values_of_row = {row["number"].casefold(), row["sys_id"].casefold()} | {
-            value.casefold() for value in row.values() if _SYS_ID_LIKE.fullmatch(str(value))
-        }
-        if not values_of_row & named and not values_of_row & people:
-            return row
+    for table, (owners, details) in ctx.private.items():
+        if table not in ctx.catalog or not details:
+            continue
+        for row in ctx.select(table, "1", [], 200):
+            # Its identifiers and every record it points at (references are sys_ids).
+            own = {row.get(name, "").casefold() for name in ("sys_id", *details)} | {
+                value.casefold() for value in row.values() if _SYS_ID_LIKE.fullmatch(str(value))
+            }
+            said = [row[name] for name in details if len(row.get(name, "")) >= 7]
+            owned = any(row.get(name) for name in owners)
+            if owned and said and not own & named and not own & people:
+                return " - ".join(said), row
     return None
 
 

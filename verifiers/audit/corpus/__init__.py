@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib import resources
 from typing import Any
 
@@ -80,12 +81,13 @@ class ReaderScore:
         }
 
 
-def load(name: str = "agent_messages") -> list[dict[str, Any]]:
-    """The items of a corpus (empty when the file is not there)."""
+@lru_cache(maxsize=4)
+def load(name: str = "agent_messages") -> tuple[dict[str, Any], ...]:
+    """The items of a corpus, read once (empty when the file is not there). Do not modify them."""
     path = resources.files(__package__).joinpath(CORPORA[name])
     if not path.is_file():
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        return ()
+    return tuple(json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
 
 
 def judge(item: dict[str, Any]) -> bool:
