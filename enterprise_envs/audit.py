@@ -257,7 +257,7 @@ class _Player:
         at = self.backend.call_index
         self.transcript.append(Message("agent", text, at))
         try:
-            view = instance.view(self.backend, self.said)
+            view = instance.view(instance.observe(self.backend), self.transcript)
             turn = self.env.user.respond(instance.persona, instance.seed, self.transcript, view)
         except Exception:  # noqa: BLE001  (a replay judges the verifier; a silent user is fine)
             return

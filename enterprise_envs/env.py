@@ -269,8 +269,7 @@ class EnterpriseEnv(gymnasium.Env):
     def _user_turn(self) -> UserTurn | None:
         instance = self._instance
         assert instance is not None
-        agent_messages = [message.text for message in self.transcript if message.role == "agent"]
-        view = instance.view(self.backend, agent_messages)
+        view = instance.view(instance.observe(self.backend), self.transcript)
         try:
             turn = self.user.respond(instance.persona, instance.seed, self.transcript, view)
         except Exception as error:  # the simulator's fault: the episode becomes invalid
@@ -326,7 +325,7 @@ class EnterpriseEnv(gymnasium.Env):
         instance = self._instance
         assert instance is not None
         try:
-            return instance.view(self.backend, [m.text for m in self.transcript if m.role == "agent"])
+            return instance.view(instance.observe(self.backend), self.transcript)
         except Exception:  # a scenario's view query failing must not end step() with an exception
             return None
 

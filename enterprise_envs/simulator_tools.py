@@ -37,8 +37,7 @@ def pilot_scenario(scenario_id: str, seeds: Sequence[int] = (0, 1), user: str = 
     instance = inner.instance
 
     def view(transcript: Sequence[Message]) -> dict[str, bool]:
-        said = [message.text for message in transcript if message.role == "agent"]
-        return instance.view(inner.backend, said)
+        return instance.view(instance.observe(inner.backend), transcript)
 
     report = run_pilot(instance.persona, inner.user, seeds, view_fn=view, canaries=instance.canaries())
     env.close()

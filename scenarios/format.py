@@ -75,25 +75,43 @@ class SetupCall(_Strict):
 
 
 class ViewCheck(_Strict):
-    """One UserView key: what the user can observe, computed from state (and what they were told).
+    """One UserView key: what the user can tell on their own, from what they see and were told.
 
-    ``exists``: true when a row of ``table`` matches ``where``. ``absent``: true when none does.
-    ``told_record``: true when an agent message tells the number of a row of ``table`` matching
-    ``where`` (e.g. "the number I was given exists and is mine"). ``told_text``: true when an
-    agent message tells ``text`` (a status the user asked for), read as the verifier reads it:
-    asserted, and none of ``rivals`` offered ("New, In Progress or On Hold" tells nothing).
+    The user sees no state but the notifications the system sends them (observational closure,
+    docs/users.md), so a key is computed from those and the conversation only:
+
+    ``told_text``: an agent message tells ``text`` (a status the user asked for), read as the
+    verifier reads it: asserted, and none of ``rivals`` offered ("New, In Progress or On Hold"
+    tells nothing). ``told_record``: an agent message tells a record number of ``table``: with
+    ``events``, the number of a record one of those notifications was about (the number in the
+    e-mail the user got); without, any number of that table's format that is not one of the
+    user's own facts (the user cannot check it). ``claimed``: the agent's latest message says the
+    work is done, asks whether it works now, or signs off; with ``events``, only once one of those
+    notifications (about ``record``, when given) has reached the user. ``situation``: the user's
+    own circumstances (which fix works on their machine), a row of ``table`` matching ``where``,
+    read once when the instance is drawn, before the agent does anything.
     """
 
-    kind: Literal["exists", "absent", "told_record", "told_text"] = "exists"
-    table: str = "sys_user"
+    kind: Literal["situation", "told_record", "told_text", "claimed"]
+    table: str = ""
     where: str = "1"
     text: str = ""
     rivals: list[str] = Field(default_factory=list, description="told_text: the other values of its kind.")
+    events: list[str] = Field(default_factory=list, description="Notifications that corroborate it.")
+    record: str = Field("", description="claimed: the record the notification must be about.")
 
     @model_validator(mode="after")
-    def _text_for_told_text(self) -> ViewCheck:
+    def _fields_for_kind(self) -> ViewCheck:
         if (self.kind == "told_text") != bool(self.text):
             raise ValueError("told_text needs text, and only told_text takes text")
+        if (self.kind in ("situation", "told_record")) != bool(self.table):
+            raise ValueError("situation and told_record need a table, and only they take one")
+        if self.where != "1" and self.kind != "situation":
+            raise ValueError("only a situation reads state (where); the user sees nothing else")
+        if self.events and self.kind not in ("told_record", "claimed"):
+            raise ValueError("only told_record and claimed are corroborated by notifications")
+        if self.record and not (self.kind == "claimed" and self.events):
+            raise ValueError("record narrows a claimed check's notifications (events)")
         return self
 
 
@@ -137,6 +155,8 @@ class Scenario(_Strict):
         params: Values drawn per seed from the world, in order (later ones may use earlier ones).
         setup: Calls placing the scenario's state after the world is restored.
         user: The persona (issue 4's format) with templates.
+        person: The key of the world's person the user is (``{{caller.sys_id}}``): whose
+            notifications they receive.
         view: UserView keys and how each is computed.
         faults: Injected faults (``FaultConfig`` fields).
         solutions: Reference solutions; the first on each surface is the oracle's.
@@ -155,6 +175,7 @@ class Scenario(_Strict):
     params: dict[str, ParamSpec] = Field(default_factory=dict)
     setup: list[SetupCall] = Field(default_factory=list)
     user: dict[str, Any]
+    person: str = ""
     view: dict[str, ViewCheck] = Field(default_factory=dict)
     faults: dict[str, Any] = Field(default_factory=dict)
     solutions: list[Solution] = Field(min_length=1)

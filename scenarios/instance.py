@@ -4,6 +4,11 @@ An instance is the scenario's params drawn from the world, its setup calls appli
 and expectation bound, and the UserView the simulator reads each turn. Everything drawn comes
 from the random stream it is given, so the same seed gives the same instance, byte for byte, in
 any process.
+
+Observational closure: the UserView is computed from two things only, the notifications the
+system sent the user's person (:meth:`ScenarioInstance.observe`, the one path from state to the
+user) and the conversation (:meth:`ScenarioInstance.view`, which takes no back-end). The user's
+own circumstances (``situation`` keys) are read once, when the instance is drawn.
 """
 
 from __future__ import annotations
@@ -18,11 +23,12 @@ from typing import Any
 
 from enterprise_envs.mocks._core.backend import Backend
 from enterprise_envs.mocks._core.faults import FaultConfig
+from enterprise_envs.mocks._core.observables import Notification, notifications_for
 from enterprise_envs.scenarios.format import FACTS, Scenario, ScenarioError, Solution, SolutionStep, ViewCheck
 from enterprise_envs.scenarios.loader import system_policy
 from enterprise_envs.scenarios.users.persona import Persona
 from enterprise_envs.scenarios.users.turns import Message
-from enterprise_envs.verifiers.dialogue import answers
+from enterprise_envs.verifiers.dialogue import NUMBER_IN_TEXT, answers, checks, reports_done, signs_off
 from enterprise_envs.verifiers.expectations import (
     Expectation,
     ExpectationError,
@@ -47,6 +53,9 @@ class ScenarioInstance:
         expectation: The bound expectation.
         faults: Faults to inject.
         policy: The system's runbook rules with the scenario's additions (bound).
+        person: The key of the world's person the user is (whose notifications they get).
+        situation: ``situation`` view keys, read when the instance was drawn.
+        prefixes: Table -> record-number prefix, for ``told_record`` checks without events.
     """
 
     scenario: Scenario
@@ -56,6 +65,9 @@ class ScenarioInstance:
     expectation: Expectation
     faults: FaultConfig
     policy: Policy = field(default_factory=Policy)
+    person: str = ""
+    situation: dict[str, bool] = field(default_factory=dict)
+    prefixes: dict[str, str] = field(default_factory=dict)
 
     def episode(
         self, transcript: Sequence[Message], confirms: Sequence[bool], writes: Sequence[Any]
@@ -70,12 +82,58 @@ class ScenarioInstance:
         decides = {fact.key: tuple(fact.decides) for fact in self.persona.facts if fact.decides}
         return Episode(said, tuple(writes), facts, decides)
 
-    def view(self, backend: Backend, agent_messages: Sequence[str]) -> dict[str, bool]:
-        """The UserView now: each declared key computed from state (and what the agent said)."""
-        return {
-            key: _view_value(check, backend, self.params, agent_messages)
-            for key, check in self.scenario.view.items()
+    def observe(self, backend: Backend) -> tuple[Notification, ...]:
+        """What the user's person has seen of the back-end: the notifications sent to them."""
+        return notifications_for(backend.store, backend.system.notifications, self.person)
+
+    def view(self, seen: Sequence[Notification], transcript: Sequence[Message]) -> dict[str, bool]:
+        """The UserView: each declared key from what the user has seen and the conversation.
+
+        Args:
+            seen: :meth:`observe` now.
+            transcript: The conversation so far.
+        """
+        agent = [message.text for message in transcript if message.role == "agent"]
+        latest: list[str] = []
+        for message in reversed(transcript):
+            if message.role != "agent":
+                if latest:
+                    break
+                continue
+            latest.insert(0, message.text)
+        view: dict[str, bool] = {}
+        for key, check in self.scenario.view.items():
+            if check.kind == "situation":
+                view[key] = self.situation.get(key, False)
+            elif check.kind == "told_text":
+                view[key] = answers(agent, str(bind_params(check.text, self.params)), check.rivals)
+            elif check.kind == "told_record":
+                view[key] = any(
+                    answers(agent, number) for number in self._told_candidates(check, seen, agent)
+                )
+            else:
+                record = str(bind_params(check.record, self.params)) if check.record else ""
+                corroborated = not check.events or any(
+                    note.event in check.events and (not record or note.record == record) for note in seen
+                )
+                said = any(reports_done(text) or checks(text) or signs_off(text) for text in latest)
+                view[key] = said and corroborated
+        return view
+
+    def _told_candidates(
+        self, check: ViewCheck, seen: Sequence[Notification], agent: Sequence[str]
+    ) -> list[str]:
+        """The numbers that would satisfy a ``told_record`` check, as the user can know them."""
+        if check.events:
+            return sorted({note.record for note in seen if note.event in check.events})
+        prefix = self.prefixes.get(check.table, "")
+        own = {fact.value.upper() for fact in self.persona.facts}
+        found = {
+            f"{match.group(1)}{match.group(2)}".upper()
+            for text in agent
+            for match in NUMBER_IN_TEXT.finditer(text[:16000])
         }
+        return sorted(n for n in found if prefix and n.startswith(prefix.upper()) and n not in own)
 
     def canaries(self) -> tuple[str, ...]:
         """Hidden values a simulated user must never say.
@@ -202,18 +260,31 @@ def draw_instance(
         policy = system_policy(scenario.systems[0]).extended(bind_params(scenario.policy, bound))
     except (ExpectationError, ValueError, TypeError) as error:
         raise ScenarioError(f"{scenario.id}: {error}") from None
+    try:
+        person = str(bind_params(scenario.person, params)) if scenario.person else ""
+    except ExpectationError as error:
+        raise ScenarioError(f"{scenario.id}: person: {error}") from None
+    situation = {
+        key: _situation(check, backend, params)
+        for key, check in scenario.view.items()
+        if check.kind == "situation"
+    }
+    catalog = backend.system.catalog
+    prefixes = {
+        check.table: catalog[check.table].number_prefix or ""
+        for check in scenario.view.values()
+        if check.kind == "told_record" and check.table in catalog
+    }
     backend.mark_start()
-    return ScenarioInstance(scenario, seed, params, persona, expectation, faults, policy)
+    return ScenarioInstance(
+        scenario, seed, params, persona, expectation, faults, policy, person, situation, prefixes
+    )
 
 
-def _view_value(
-    check: ViewCheck, backend: Backend, params: Mapping[str, Any], agent_messages: Sequence[str]
-) -> bool:
-    if check.kind == "told_text":
-        return answers(agent_messages, str(bind_params(check.text, params)), check.rivals)
+def _situation(check: ViewCheck, backend: Backend, params: Mapping[str, Any]) -> bool:
+    """A ``situation`` key: the user's own circumstances, read before the agent acts."""
     where, values = sql_with_binds(check.where, params)
-    if check.kind in ("exists", "absent"):
-        return (backend.store.count(check.table, where, values) > 0) == (check.kind == "exists")
-    numbers = backend.store.column_values(check.table, "number", where, values)
-    # Read as the verifier reads it: "INC1, INC2 or INC3" or "possibly INC1" tells the user nothing.
-    return any(answers(agent_messages, number) for number in numbers)
+    try:
+        return backend.store.count(check.table, where, values) > 0
+    except sqlite3.Error as error:
+        raise ScenarioError(f"situation on {check.table}: {error}") from None

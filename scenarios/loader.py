@@ -64,14 +64,29 @@ def _check_opening(scenario: Scenario, source: str) -> None:
 
 
 def _check_views(scenario: Scenario, source: str) -> None:
-    """Every UserView key the persona reads must be declared (a missing one would read False)."""
+    """Every UserView key the persona reads is declared, and of a kind that fits its use.
+
+    The goal is met by what the user is told or sees later (never by the start state), and a
+    step helps or not by the user's own circumstances (a ``situation``), not by what the agent
+    has written meanwhile.
+    """
     user = scenario.user
-    wanted = {user.get("done_when")} | {
-        step.get("view") for step in user.get("steps", []) if isinstance(step, dict)
-    }
-    missing = sorted(str(key) for key in wanted - set(scenario.view) if key)
+    done = user.get("done_when")
+    steps = {step.get("view") for step in user.get("steps", []) if isinstance(step, dict)} - {None}
+    missing = sorted(str(key) for key in ({done} | steps) - set(scenario.view) if key)
     if missing:
         raise ScenarioError(f"{source}: the persona reads view keys nobody declares in [view]: {missing}")
+    if done in scenario.view and scenario.view[done].kind == "situation":
+        raise ScenarioError(
+            f"{source}: done_when {done!r} is a situation: the start state cannot meet the goal"
+        )
+    moving = sorted(str(key) for key in steps if scenario.view[key].kind != "situation")
+    if moving:
+        raise ScenarioError(
+            f"{source}: step views must be situations (the user's own circumstances): {moving}"
+        )
+    if any(check.kind != "told_text" for check in scenario.view.values()) and not scenario.person:
+        raise ScenarioError(f"{source}: name the user's person (person = ...) for its observable view keys")
 
 
 def _check_templates(scenario: Scenario, source: str) -> None:
@@ -91,7 +106,8 @@ def _check_templates(scenario: Scenario, source: str) -> None:
         # The simulator fills {{fact}} placeholders in the opening only.
         ("user", {k: v for k, v in scenario.user.items() if k != "opening"}, known),
         ("user.opening", scenario.user.get("opening", ""), known | facts),
-        ("view", [(check.where, check.text) for check in scenario.view.values()], known),
+        ("view", [(check.where, check.text, check.record) for check in scenario.view.values()], known),
+        ("person", scenario.person, known),
         ("faults", scenario.faults, known),
         # The verifier checks required text against the caller's facts: {{facts.<key>}}.
         ("expect", scenario.expect, known | {FACTS}),

@@ -19,6 +19,7 @@ from enterprise_envs import registry
 from enterprise_envs.agents import OracleAgent, play_episode
 from enterprise_envs.scenarios.format import scenario_json_schema
 from enterprise_envs.scenarios.loader import scenario_files
+from enterprise_envs.scenarios.users.turns import Message
 
 SCENARIOS = sorted(registry.scenarios())
 SEEDS = range(20)
@@ -110,8 +111,17 @@ def test_the_user_is_not_told_a_number_listed_among_others() -> None:
     before = f"INC{int(number[3:]) - 1:07d}"
     after = f"INC{int(number[3:]) + 1:07d}"
     (key,) = [key for key, check in instance.scenario.view.items() if check.kind == "told_record"]
-    assert instance.view(env.unwrapped.backend, [f"It is {before}, {number} or {after}."])[key] is False
-    assert instance.view(env.unwrapped.backend, [f"Your incident is {number}."])[key] is True
+    seen = instance.observe(env.unwrapped.backend)
+    assert [note.record for note in seen if note.event == "incident.opened"] == [number]
+
+    def told(text: str) -> bool:
+        return instance.view(seen, [Message("agent", text)])[key]
+
+    assert told(f"It is {before}, {number} or {after}.") is False
+    assert told(f"Your incident is {number}.") is True
+    # A well-formed number that no e-mail the user got mentions tells them nothing.
+    assert told(f"Your incident is {after}.") is False
+    assert instance.view((), [Message("agent", f"Your incident is {number}.")])[key] is False
     env.close()
 
 

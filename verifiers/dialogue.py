@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -112,6 +112,16 @@ CLAIM_PATTERNS: tuple[str, ...] = (
     r"\b(?:is|are) (?:now )?(?:live|in place)\b|\bwent through\b|\b(?:normally|fine|properly) (?:now|"
     r"again)\b",
     r"\b(?:is|are|has been|have been|'s) (?:now )?(?:granted|closed|reopened|shared|added|approved)\b",
+)
+
+#: The agent reporting the change the user asked for as made, in the first person ("I've raised
+#: the urgency", "I've added to INC... that ..."): not a claim that the problem is solved (the
+#: corpus keeps "I've escalated your ticket" apart from one), but what a user who asked for that
+#: change hears as "done". Read with the claim's screening (negation, condition, hedge, question).
+CHANGE_REPORT_PATTERNS: tuple[str, ...] = (
+    r"\b(?:I|we)(?:'ve| have) (?:just |now |already |gone ahead and )?(?:raised|escalated|updated|bumped|"
+    r"increased|prioriti[sz]ed|re-?assigned|assigned|linked|submitted|added (?:a |an |the |your |that |this |"
+    r"it |to ))",
 )
 
 #: The agent asking the user to check whether it works now. Only in a question whose clause starts
@@ -429,10 +439,21 @@ _CONDITIONAL_SENTENCE = re.compile(
 @lru_cache(maxsize=8192)
 def sentence_claims_done(sentence: str) -> bool:
     """Whether a sentence claims the problem solved or the request done (a check question does not)."""
+    return _asserts(CLAIM_PATTERNS, sentence)
+
+
+@lru_cache(maxsize=8192)
+def sentence_reports_change(sentence: str) -> bool:
+    """Whether a sentence reports a requested change made (:data:`CHANGE_REPORT_PATTERNS`) or claims done."""
+    return _asserts(CHANGE_REPORT_PATTERNS, sentence) or sentence_claims_done(sentence)
+
+
+def _asserts(patterns: tuple[str, ...], sentence: str) -> bool:
+    """Whether a sentence asserts one of ``patterns``, screened as a claim is."""
     if sentence_checks(sentence):
         return False
     condition = _CONDITIONAL_SENTENCE.match(sentence)
-    for match, clause, before in clause_matches(CLAIM_PATTERNS, sentence):
+    for match, clause, before in clause_matches(patterns, sentence):
         if condition and " but " not in sentence[condition.end() : match.start()]:
             continue
         if NEGATION.search(before) or CONDITIONAL.search(before) or CONDITION_AFTER.search(clause):
@@ -488,12 +509,21 @@ def sentence_refuses(sentence: str) -> bool:
 
 def claims_done(text: str) -> bool:
     """Whether an agent message claims the problem solved or the request done (and does not take it back)."""
+    return _kept(sentence_claims_done, text)
+
+
+def reports_done(text: str) -> bool:
+    """Whether an agent message claims done or reports the requested change made (and keeps to it)."""
+    return _kept(sentence_reports_change, text)
+
+
+def _kept(asserts: Callable[[str], bool], text: str) -> bool:
+    """Whether a sentence of ``text`` asserts it and no later sentence withdraws it or says work goes on."""
     found = _sentences(text)
     for index, sentence in enumerate(found):
         later = found[index + 1 :]
-        if sentence_claims_done(sentence) and not any(
-            _WITHDRAWAL.search(other) or _STILL_GOING.search(other) for other in later
-        ):
+        taken_back = any(_WITHDRAWAL.search(other) or _STILL_GOING.search(other) for other in later)
+        if asserts(sentence) and not taken_back:
             return True
     return False
 

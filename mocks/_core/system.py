@@ -11,6 +11,7 @@ from sqlalchemy import MetaData
 
 from enterprise_envs.mocks._core.access import AccessPolicy, Identity
 from enterprise_envs.mocks._core.errors import ToolError
+from enterprise_envs.mocks._core.observables import NotificationRule
 from enterprise_envs.mocks._core.schema import Catalog
 from enterprise_envs.mocks._core.store import Store
 from enterprise_envs.mocks._core.tools import Surface
@@ -42,6 +43,9 @@ class System:
         hostile_text: Label -> a unit of text that stresses this system's own parsers (its query
             syntax, its record numbers), repeated to the longest input allowed by the hostile
             inputs of the bench and the tests (``enterprise_envs/hostile.py``).
+        notifications: What the system tells a person on its own (a record opened for them, a
+            comment on their ticket): the only state a simulated user ever sees
+            (:mod:`~enterprise_envs.mocks._core.observables`).
     """
 
     name: str
@@ -56,6 +60,7 @@ class System:
     user_identity: Callable[[Store, str], Identity | None]
     settings: Mapping[str, Any] = field(default_factory=dict)
     hostile_text: Mapping[str, str] = field(default_factory=dict)
+    notifications: tuple[NotificationRule, ...] = ()
     _built: dict[str, Surface] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def surface(self, name: str) -> Surface:

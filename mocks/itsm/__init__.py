@@ -14,6 +14,7 @@ from enterprise_envs.mocks._core.system import System
 from enterprise_envs.mocks.itsm import services as _services  # noqa: F401  (registers table rules)
 from enterprise_envs.mocks.itsm.access import ItsmAccessPolicy
 from enterprise_envs.mocks.itsm.errors import render_error
+from enterprise_envs.mocks.itsm.notifications import ITSM_NOTIFICATIONS
 from enterprise_envs.mocks.itsm.tables import behaviour_rules, itsm_catalog
 
 #: The simulated "now" of every ITSM world at reset.
@@ -93,6 +94,7 @@ ITSM = System(
         "query-ors": "priority=1^OR",
         "record-numbers": "INC0010001 or INC0010002, ",
     },
+    notifications=ITSM_NOTIFICATIONS,
 )
 
 #: The name the registry discovers a system by.
