@@ -28,7 +28,8 @@ from enterprise_envs import registry
 from enterprise_envs.agents import OracleAgent, play_episode
 from enterprise_envs.env import EnterpriseEnv
 from enterprise_envs.mocks._core.access import Operation
-from enterprise_envs.mocks._core.backend import CallResult
+from enterprise_envs.mocks._core.backend import Backend, CallResult
+from enterprise_envs.mocks._core.observables import Notification
 from enterprise_envs.mocks._core.tools import ToolKind
 from enterprise_envs.scenarios.users.turns import Message
 from enterprise_envs.verifiers import compute_diff, verify
@@ -110,12 +111,28 @@ class EnvEpisodes:
                 observation = {"role": "user", "name": "", "content": ""}
         return player.finish()
 
-    def replay(self, seed: int, surface: str, actions: Sequence[Action]) -> Run:
-        """Play actions open-loop on a fresh reset, then verify."""
+    def replay(
+        self,
+        seed: int,
+        surface: str,
+        actions: Sequence[Action],
+        after_call: Callable[[Backend, int], None] | None = None,
+    ) -> Run:
+        """Play actions open-loop on a fresh reset, then verify.
+
+        Args:
+            seed: The episode seed.
+            surface: The episode's surface.
+            actions: What to play.
+            after_call: Called with the backend and the action's index after each tool call (a
+                test changing state behind the agent's back, e.g. fields the user cannot see).
+        """
         env = self._start(seed, surface)
         player = _Player(env, surface)
-        for action in actions:
+        for index, action in enumerate(actions):
             player.play(action)
+            if action.kind == "tool" and after_call is not None:
+                after_call(env.backend, index)
             if action.kind == "end":
                 break
         return player.finish()
@@ -211,6 +228,7 @@ class _Player:
         # simulated user: the runbook rules read who said what when.
         self.transcript: list[Message] = list(env.transcript)
         self.confirms: list[bool] = [turn.confirms for turn in env.user_turns]
+        self.seen: list[str] = [_seen_text(())] * len(env.user_turns)
         self.result: CallResult | None = None
         self.diff = compute_diff(self.backend.store) if effects else None
 
@@ -257,12 +275,14 @@ class _Player:
         at = self.backend.call_index
         self.transcript.append(Message("agent", text, at))
         try:
-            view = instance.view(instance.observe(self.backend), self.transcript)
+            seen = instance.observe(self.backend)
+            view = instance.view(seen, self.transcript)
             turn = self.env.user.respond(instance.persona, instance.seed, self.transcript, view)
         except Exception:  # noqa: BLE001  (a replay judges the verifier; a silent user is fine)
             return
         self.transcript.append(Message("user", turn.text, at))
         self.confirms.append(turn.confirms)
+        self.seen.append(_seen_text(seen))
 
     def finish(self) -> Run:
         backend = self.backend
@@ -272,7 +292,7 @@ class _Player:
         if backend.internal_errors:
             first = backend.internal_errors[0]
             error = f"mock handler error in {first.get('tool')}: {first.get('error')}"
-            return Run(self.surface, tuple(self.steps), None, error, denials, self._heard())
+            return Run(self.surface, tuple(self.steps), None, error, denials, self._heard(), tuple(self.seen))
         try:
             episode = instance.episode(self.transcript, self.confirms, backend.writes)
             verdict = verify(
@@ -288,7 +308,12 @@ class _Player:
             return Run(
                 self.surface, tuple(self.steps), None, f"verifier error: {type(exc).__name__}: {exc}", denials
             )
-        return Run(self.surface, tuple(self.steps), verdict, None, denials, self._heard())
+        return Run(self.surface, tuple(self.steps), verdict, None, denials, self._heard(), tuple(self.seen))
+
+
+def _seen_text(seen: Sequence[Notification]) -> str:
+    """What a user has seen, as canonical JSON (comparable across runs)."""
+    return json.dumps([note.to_dict() for note in seen], sort_keys=True, ensure_ascii=False)
 
 
 def _action(raw: Mapping[str, Any]) -> Action:

@@ -67,11 +67,13 @@ def _pilot(args: argparse.Namespace) -> int:
     else:
         print(report.to_text())
         print(
-            f"\noracle signal: {signal.changed} of {signal.turns} user replies changed when the oracle's "
-            f"writes were removed ({signal.seeds_signalled} of {len(signal.seeds)} seeds); a user that "
-            "knows only what a person could know changes none"
+            f"\noracle signal: {signal.unexplained} of {signal.turns} user replies changed with the "
+            f"oracle's writes removed although the user had seen the same ({signal.seeds_signalled} of "
+            f"{len(signal.seeds)} seeds; must be 0); {signal.observable} changed after a notification "
+            "the person got (what a person would notice too)"
         )
-    return 0
+    # An integrity breach fails the command, so a CI step can gate on it.
+    return 0 if report.fidelity.integrity_ok() and signal.unexplained == 0 else 1
 
 
 def _fidelity(args: argparse.Namespace) -> int:

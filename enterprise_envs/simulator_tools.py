@@ -18,6 +18,7 @@ import gymnasium
 from enterprise_envs.scenarios.users.fidelity import FidelityReport, Transcript, fidelity_report
 from enterprise_envs.scenarios.users.pilot import PilotReport, run_pilot
 from enterprise_envs.scenarios.users.turns import Message, UserTurn
+from enterprise_envs.verifiers.audit.trace import Run
 
 
 def _instance_env(scenario_id: str, seed: int, user: str = "rules") -> gymnasium.Env:
@@ -97,16 +98,21 @@ class OracleSignal:
     """How much the simulated user's words follow hidden state (issue 14's "oracle signal").
 
     The oracle is replayed twice on the same instance with the same agent messages: once as it
-    is, once without its writes (the caller was told the same things; the back-end differs in
-    what the caller cannot see unless the system shows it to them). A user that knows only what a
-    person could know answers both alike, except where a declared observable differs.
+    is, once without its writes. A user that knows only what a person could know answers both
+    alike wherever what it has seen (the notifications its person got) and the conversation so
+    far agree. A reply that changes there is *unexplained*: the user read hidden state, and a
+    policy could use it as a reward oracle. A reply that changes after the person saw something
+    different (an e-mail the oracle's write sent) is *observable*: a person would have noticed
+    too. Once the conversations part, later replies are not compared.
 
     Attributes:
         scenario: The scenario.
         seeds: Seeds replayed.
         turns: User replies compared (the opening left out).
         changed: Replies that differed.
-        seeds_signalled: Seeds with at least one differing reply.
+        unexplained: Of those, replies after the same conversation and the same notifications.
+        observable: Of those, replies after different notifications.
+        seeds_signalled: Seeds with an unexplained difference.
         examples: (seed, with the writes, without them) of the first differences.
     """
 
@@ -114,6 +120,8 @@ class OracleSignal:
     seeds: tuple[int, ...]
     turns: int
     changed: int
+    unexplained: int
+    observable: int
     seeds_signalled: int
     examples: tuple[tuple[int, str, str], ...]
 
@@ -124,9 +132,33 @@ class OracleSignal:
             "seeds": list(self.seeds),
             "turns": self.turns,
             "changed": self.changed,
+            "unexplained": self.unexplained,
+            "observable": self.observable,
             "seeds_signalled": self.seeds_signalled,
             "examples": [list(example) for example in self.examples],
         }
+
+
+def compare_heard(first: Run, second: Run) -> tuple[int, int, int, list[tuple[str, str]]]:
+    """Compare what the user said in two runs of the same agent messages, turn by turn.
+
+    Returns:
+        (turns compared, unexplained differences, observable differences, the differing pairs).
+        A turn is compared while every earlier reply agreed; it is unexplained when it differs
+        although what the user had seen agreed too.
+    """
+    turns = unexplained = observable = 0
+    differing: list[tuple[str, str]] = []
+    for index in range(1, min(len(first.heard), len(second.heard))):
+        turns += 1
+        if first.heard[index] == second.heard[index]:
+            continue
+        differing.append((first.heard[index], second.heard[index]))
+        same_seen = first.seen[index : index + 1] == second.seen[index : index + 1]
+        unexplained += same_seen
+        observable += not same_seen
+        break  # the conversations part here: later replies answer different transcripts
+    return turns, unexplained, observable, differing
 
 
 def oracle_signal(scenario_id: str, seeds: Sequence[int] = (0, 1), surface: str = "typed") -> OracleSignal:
@@ -135,7 +167,7 @@ def oracle_signal(scenario_id: str, seeds: Sequence[int] = (0, 1), surface: str 
 
     episodes = EnvEpisodes(scenario_id)
     solution = next(s.name for s in episodes.scenario.solutions if s.surface == surface)
-    turns = changed = signalled = 0
+    turns = changed = unexplained = observable = signalled = 0
     examples: list[tuple[int, str, str]] = []
     try:
         for seed in seeds:
@@ -145,12 +177,15 @@ def oracle_signal(scenario_id: str, seeds: Sequence[int] = (0, 1), surface: str 
                 surface,
                 [step.action for step in done.steps if not (step.action.kind == "tool" and step.write)],
             )
-            pairs = list(zip(done.heard[1:], blind.heard[1:], strict=False))
-            differing = [(a, b) for a, b in pairs if a != b]
-            turns += len(pairs)
+            compared, hidden, seen, differing = compare_heard(done, blind)
+            turns += compared
             changed += len(differing)
-            signalled += bool(differing)
+            unexplained += hidden
+            observable += seen
+            signalled += bool(hidden)
             examples += [(seed, a, b) for a, b in differing[:1]]
     finally:
         episodes.close()
-    return OracleSignal(scenario_id, tuple(seeds), turns, changed, signalled, tuple(examples[:3]))
+    return OracleSignal(
+        scenario_id, tuple(seeds), turns, changed, unexplained, observable, signalled, tuple(examples[:3])
+    )

@@ -140,6 +140,8 @@ class Run:
         error: Why the episode is invalid (a mock handler error, a verifier error), else None.
         denials: Refused write attempts, as ``(tool, operation, table, sys_id)``.
         heard: What the simulated user said, in order (the opening first).
+        seen: What the user had seen of the back-end at each of those turns (its notifications,
+            as canonical JSON): where two runs' ``seen`` and conversation agree, so must ``heard``.
     """
 
     surface: str
@@ -148,6 +150,7 @@ class Run:
     error: str | None = None
     denials: tuple[tuple[str, str, str, str], ...] = ()
     heard: tuple[str, ...] = ()
+    seen: tuple[str, ...] = ()
 
     @property
     def passed(self) -> bool:

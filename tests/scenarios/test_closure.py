@@ -1,0 +1,182 @@
+"""Observational closure (issue 14): the simulated user's words follow only what it can see.
+
+Metamorphic tests over every shipped scenario: the oracle's actions are played twice on the same
+instance, once as they are and once with fields the user cannot see changed behind the agent's
+back after every tool call (hidden state: fields no notification reads, on the rows the episode
+touched and on the user's own records). What the user has seen and every word it says must be the
+same. ``HYPOTHESIS_PROFILE=full`` runs them at full strength (docs/testing.md).
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import json
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from enterprise_envs import registry
+from enterprise_envs.audit import EnvEpisodes
+from enterprise_envs.mocks._core.backend import Backend
+from enterprise_envs.mocks._core.observables import observable_fields
+from enterprise_envs.scenarios.instance import ScenarioInstance
+from enterprise_envs.simulator_tools import compare_heard
+from tests.strategies import examples
+
+SCENARIOS = sorted(registry.scenarios())
+USERS_PACKAGE = Path(__file__).resolve().parents[2] / "scenarios" / "users"
+
+
+def test_the_user_package_has_no_handle_on_a_back_end() -> None:
+    """Structural: nothing under scenarios/users imports the mocks, a store or a database."""
+    offending = []
+    for path in sorted(USERS_PACKAGE.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            offending += [f"{path.name}: {name}" for name in names if "mocks" in name or "sqlite" in name]
+    assert offending == []
+
+
+def test_the_view_takes_no_back_end() -> None:
+    """Structural: the UserView is computed from what the user saw and the conversation only."""
+    parameters = list(inspect.signature(ScenarioInstance.view).parameters)
+    assert parameters == ["self", "seen", "transcript"]
+    assert "backend" in inspect.signature(ScenarioInstance.observe).parameters
+
+
+def _hidden_fields(backend: Backend) -> dict[str, list[str]]:
+    """Table -> fields no notification reads, nor any label a notification shows."""
+    catalog = backend.system.catalog
+    seen = observable_fields(backend.system.notifications)
+    anywhere = seen.get("*", frozenset())
+    out = {}
+    for name, spec in catalog.items():
+        shown = seen.get(name, frozenset()) | anywhere | {"sys_id", "number", spec.display_field}
+        out[name] = [column for column in spec.columns if column not in shown]
+    return out
+
+
+def _own_rows(backend: Backend, person: str) -> list[tuple[str, str]]:
+    """Rows of the watched tables that name the person in a recipient field."""
+    rows = []
+    for rule in backend.system.notifications:
+        if rule.about is not None:
+            continue
+        for field in rule.recipients:
+            where = f'"{field}" = ?' if field != "sys_id" else "sys_id = ?"
+            keys = backend.store.column_values(rule.table, "sys_id", where, (person,))
+            rows += [(rule.table, key) for key in keys[:5]]
+    return sorted(set(rows))
+
+
+def _other_value(backend: Backend, table: str, column: str, current: str, rng: random.Random) -> str:
+    spec = backend.system.catalog[table].field(column)
+    choices = sorted(set(spec.choices or ()) - {current}) if spec is not None else []
+    return rng.choice(choices) if choices else f"{current}~hidden{rng.randrange(1000)}"
+
+
+def _change_hidden_state(person: str, picks: random.Random) -> Callable[[Backend, int], None]:
+    """A hook changing hidden fields of up to three touched or own rows, checking that what the
+    user has seen did not change with them."""
+
+    def after_call(backend: Backend, _index: int) -> None:
+        hidden = _hidden_fields(backend)
+        instance_seen = _seen(backend, person)
+        rows = sorted(
+            {(table, key) for table, key, _ in backend.store.changed_rows()} | set(_own_rows(backend, person))
+        )
+        for table, key in picks.sample(rows, min(len(rows), 3)):
+            row = backend.store.get(table, key)
+            if row is None or not hidden[table]:
+                continue
+            column = picks.choice(hidden[table])
+            backend.store.update(
+                table, key, {column: _other_value(backend, table, column, row[column], picks)}
+            )
+        assert _seen(backend, person) == instance_seen, "a hidden field changed what the user has seen"
+
+    return after_call
+
+
+def _seen(backend: Backend, person: str) -> list[dict]:
+    from enterprise_envs.mocks._core.observables import notifications_for
+
+    return [note.to_dict() for note in notifications_for(backend.store, backend.system.notifications, person)]
+
+
+@pytest.fixture(scope="module")
+def episodes_by_scenario():
+    made: dict[str, EnvEpisodes] = {}
+    yield lambda scenario_id: made.setdefault(scenario_id, EnvEpisodes(scenario_id))
+    for episodes in made.values():
+        episodes.close()
+
+
+@pytest.mark.parametrize("scenario_id", SCENARIOS)
+@settings(
+    max_examples=examples(4),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(seed=st.integers(0, 40), picks=st.integers(0, 2**32 - 1), every_call=st.booleans())
+def test_hidden_state_changes_no_word_the_user_says(
+    episodes_by_scenario, scenario_id: str, seed: int, picks: int, every_call: bool
+) -> None:
+    """Same conversation, same notifications, other hidden state: the same user words.
+
+    Changed after the last tool call, hidden state cannot change what the agent's calls did, so
+    every reply must agree. Changed after every call, a later call may fail on it (a field a
+    service rule reads) and send other notifications: replies must agree wherever what the user
+    had seen and the conversation so far agree (no *unexplained* difference).
+    """
+    episodes = episodes_by_scenario(scenario_id)
+    surface = episodes.scenario.solutions[0].surface
+    recorded = episodes.record(seed, surface, episodes.scenario.solutions[0].name)
+    actions = recorded.actions()
+    person = episodes._start(seed, surface).instance.person
+    last_call = max((i for i, action in enumerate(actions) if action.kind == "tool"), default=-1)
+    edit = _change_hidden_state(person, random.Random(picks))
+
+    def hook(backend: Backend, index: int) -> None:
+        if every_call or index == last_call:
+            edit(backend, index)
+
+    clean = episodes.replay(seed, surface, actions)
+    changed = episodes.replay(seed, surface, actions, after_call=hook)
+    compared, unexplained, _observable, differing = compare_heard(clean, changed)
+    assert unexplained == 0, differing
+    assert compared >= 1
+    if not every_call:
+        assert (clean.seen, clean.heard) == (changed.seen, changed.heard)
+
+
+@pytest.mark.parametrize("scenario_id", SCENARIOS)
+def test_the_user_reacts_to_what_it_can_see(scenario_id: str) -> None:
+    """The hook is not vacuous: where the oracle's writes send the person a notification, taking
+    them away changes what the user sees, and the user may react to that (a person would too)."""
+    episodes = EnvEpisodes(scenario_id)
+    try:
+        surface = episodes.scenario.solutions[0].surface
+        recorded = episodes.record(0, surface, episodes.scenario.solutions[0].name)
+        blind = episodes.replay(
+            0, surface, [s.action for s in recorded.steps if not (s.action.kind == "tool" and s.write)]
+        )
+        # A refusal's goal is never met, so nothing is sent; every other one waits for its notice.
+        observes = "refusal" not in episodes.scenario.tags and any(
+            check.events for check in episodes.scenario.view.values()
+        )
+        notified = any(json.loads(text) for text in recorded.seen)
+        assert all(json.loads(text) == [] for text in blind.seen)
+        if observes:
+            assert notified, f"{scenario_id}: its view waits for a notification the oracle never causes"
+    finally:
+        episodes.close()
