@@ -31,7 +31,7 @@ from enterprise_envs.mocks._core.access import Operation
 from enterprise_envs.mocks._core.backend import Backend, CallResult
 from enterprise_envs.mocks._core.observables import Notification
 from enterprise_envs.mocks._core.tools import ToolKind
-from enterprise_envs.scenarios.users.turns import Message
+from enterprise_envs.scenarios.users.turns import Message, UserSimulator
 from enterprise_envs.verifiers import compute_diff, verify
 from enterprise_envs.verifiers.audit import (
     PROBES,
@@ -60,10 +60,14 @@ class EnvEpisodes:
     Args:
         scenario_id: The scenario.
         world_size: Override the scenario's world size.
+        user: The simulated user replays talk to (the rule user by default).
     """
 
-    def __init__(self, scenario_id: str, world_size: str | None = None) -> None:
+    def __init__(
+        self, scenario_id: str, world_size: str | None = None, user: str | UserSimulator = "rules"
+    ) -> None:
         self.scenario_id = scenario_id
+        self.user = user
         self.scenario = registry.scenarios()[scenario_id]
         self.suite = _suite_for(self.scenario.systems[0])
         self.world_size = world_size
@@ -206,6 +210,7 @@ class EnvEpisodes:
                 surface=surface,
                 faults="off",
                 persona_variants=False,
+                user=self.user,
                 **self._size(),
             )
         env.reset(seed=seed, options={"scenario": self.scenario_id})

@@ -25,6 +25,8 @@ from enterprise_envs.audit import EnvEpisodes
 from enterprise_envs.mocks._core.backend import Backend
 from enterprise_envs.mocks._core.observables import observable_fields
 from enterprise_envs.scenarios.instance import ScenarioInstance
+from enterprise_envs.scenarios.users.clients import canonical_request
+from enterprise_envs.scenarios.users.llm import LLMUser
 from enterprise_envs.simulator_tools import compare_heard
 from tests.strategies import examples
 
@@ -178,5 +180,39 @@ def test_the_user_reacts_to_what_it_can_see(scenario_id: str) -> None:
         assert all(json.loads(text) == [] for text in blind.seen)
         if observes:
             assert notified, f"{scenario_id}: its view waits for a notification the oracle never causes"
+    finally:
+        episodes.close()
+
+
+class _RecordingClient:
+    """A chat model that always offers the same harmless reply, keeping every request it got."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict] = []
+
+    def complete(self, messages, *, temperature=1.0, n=1, response_format=None) -> list[str]:
+        self.requests.append(
+            canonical_request(messages, temperature=temperature, n=n, response_format=response_format)
+        )
+        return [json.dumps({"replies": [{"text": "Okay.", "probability": 1.0}]})]
+
+
+@pytest.mark.parametrize("scenario_id", SCENARIOS)
+def test_the_llm_user_is_prompted_with_nothing_hidden(scenario_id: str) -> None:
+    """The guarded LLM user keeps the same closure: other hidden state, the very same prompts."""
+    client = _RecordingClient()
+    episodes = EnvEpisodes(scenario_id, user=LLMUser(client))
+    try:
+        surface = episodes.scenario.solutions[0].surface
+        actions = episodes.record(3, surface, episodes.scenario.solutions[0].name).actions()
+        person = episodes._start(3, surface).instance.person
+        start = len(client.requests)
+        episodes.replay(3, surface, actions)
+        clean = client.requests[start:]
+        start = len(client.requests)
+        edit = _change_hidden_state(person, random.Random(3))
+        last_call = max(i for i, action in enumerate(actions) if action.kind == "tool")
+        episodes.replay(3, surface, actions, after_call=lambda b, i: edit(b, i) if i == last_call else None)
+        assert clean and client.requests[start:] == clean
     finally:
         episodes.close()
