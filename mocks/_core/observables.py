@@ -144,28 +144,32 @@ def notifications_for(
         by_table.setdefault(rule.table, []).append(rule)
     catalog = store.catalog
     out: list[Notification] = []
-    for table, key, before in store.changed_rows():
+    for table, key, inserted in store.changed_keys():
         table_rules = by_table.get(table)
         if not table_rules:
             continue
         after = store.get(table, key)
         if after is None:
             continue
+        before: Row | None = None
         for rule in table_rules:
-            if not rule.matches(before, after):
+            if (rule.on == "insert") != inserted:
                 continue
             subject_table, subject = table, after
             if rule.about is not None:
                 subject_table = after.get(rule.about[0], "")
-                found = (
-                    store.get(subject_table, after.get(rule.about[1], ""))
-                    if subject_table in catalog
-                    else None
-                )
+                if subject_table not in catalog:
+                    continue
+                found = store.get(subject_table, after.get(rule.about[1], ""))
                 if found is None:
                     continue
                 subject = found
+            # Who is told first: it needs no read, and most changes concern somebody else.
             if person not in (subject.get(name) for name in rule.recipients):
+                continue
+            if not inserted and before is None:
+                before = store.first_image(table, key)
+            if not rule.matches(before, after):
                 continue
             content = tuple((name, _display(catalog, store, table, after, name)) for name in rule.content)
             out.append(Notification(rule.event, _label(catalog, subject_table, subject), content))

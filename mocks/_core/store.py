@@ -320,18 +320,22 @@ class Store:
 
     def changed_rows(self) -> list[tuple[str, str, Row | None]]:
         """(table, sys_id, row before its first change or None if inserted), in write order."""
-        out: list[tuple[str, str, Row | None]] = []
+        return [
+            (tbl, sys_id, None if inserted else self.first_image(tbl, sys_id))
+            for tbl, sys_id, inserted in self.changed_keys()
+        ]
+
+    def changed_keys(self) -> list[tuple[str, str, bool]]:
+        """(table, sys_id, inserted) of every row changed since the start, in write order (no row reads)."""
         logged = f"SELECT tbl, sys_id, inserted FROM {CHANGE_LOG} ORDER BY seq, tbl, sys_id"
-        for tbl, sys_id, inserted in self.conn.execute(logged).fetchall():
-            if inserted:
-                out.append((tbl, sys_id, None))
-                continue
-            columns = self.catalog[tbl].columns
-            found = self.conn.execute(
-                f'SELECT {self._select_cols[tbl]} FROM "{_before_table(tbl)}" WHERE sys_id = ?', (sys_id,)
-            ).fetchone()
-            out.append((tbl, sys_id, dict(zip(columns, found, strict=True))))
-        return out
+        return [(tbl, sys_id, bool(inserted)) for tbl, sys_id, inserted in self.conn.execute(logged)]
+
+    def first_image(self, table: str, sys_id: str) -> Row | None:
+        """A changed row as it was before its first change in this episode (None if it was created)."""
+        found = self.conn.execute(
+            f'SELECT {self._select_cols[table]} FROM "{_before_table(table)}" WHERE sys_id = ?', (sys_id,)
+        ).fetchone()
+        return None if found is None else dict(zip(self.catalog[table].columns, found, strict=True))
 
     def start_values(self, table: str, column: str, min_length: int = 0) -> set[str]:
         """The distinct values of a column at the episode's start (this episode's writes undone).
