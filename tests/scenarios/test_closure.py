@@ -27,7 +27,7 @@ from enterprise_envs.mocks._core.observables import observable_fields
 from enterprise_envs.scenarios.instance import ScenarioInstance
 from enterprise_envs.scenarios.users.clients import canonical_request
 from enterprise_envs.scenarios.users.llm import LLMUser
-from enterprise_envs.simulator_tools import compare_heard
+from enterprise_envs.simulator_tools import compare_heard, pilot_scenario
 from tests.strategies import examples
 
 SCENARIOS = sorted(registry.scenarios())
@@ -216,3 +216,19 @@ def test_the_llm_user_is_prompted_with_nothing_hidden(scenario_id: str) -> None:
         assert clean and client.requests[start:] == clean
     finally:
         episodes.close()
+
+
+@pytest.mark.parametrize("scenario_id", SCENARIOS)
+def test_a_false_claim_satisfies_only_a_user_who_cannot_check(scenario_id: str) -> None:
+    """The pilot's false_success probe claims the work done while nothing changed. A user whose goal
+    shows in what it can see (a notification, a number, a status it was told) denies it; a user
+    whose goal sends it nothing (an urgency, a work note) takes the agent's word, as a person would,
+    and only the verifier can tell."""
+    scenario = registry.scenarios()[scenario_id]
+    done = scenario.view[scenario.user["done_when"]]
+    trusting = done.kind == "claimed" and not done.events
+    report = pilot_scenario(scenario_id, seeds=(0,))
+    endings = {
+        r.terminal.value if r.terminal else "open" for r in report.rollouts if r.agent == "false_success"
+    }
+    assert endings == ({"done"} if trusting else endings - {"done"}) and endings
