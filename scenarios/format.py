@@ -85,11 +85,12 @@ class ViewCheck(_Strict):
     tells nothing). ``told_record``: an agent message tells a record number of ``table``: with
     ``events``, the number of a record one of those notifications was about (the number in the
     e-mail the user got); without, any number of that table's format that is not one of the
-    user's own facts (the user cannot check it). ``claimed``: the agent's latest message says the
-    work is done, asks whether it works now, or signs off; with ``events``, only once one of those
-    notifications (about ``record``, when given) has reached the user. ``situation``: the user's
-    own circumstances (which fix works on their machine), a row of ``table`` matching ``where``,
-    read once when the instance is drawn, before the agent does anything.
+    user's own facts (the user cannot check it). ``claimed``: the agent's latest message reports
+    the work done (or asks whether it works now, or signs off, after reporting it); with
+    ``events``, only once one of those notifications (about ``record``, when given) has reached
+    the user. ``situation``: the user's own circumstances (which fix works on their machine), a
+    row of ``table`` matching ``where``, read once when the instance is drawn, before the agent
+    does anything.
     """
 
     kind: Literal["situation", "told_record", "told_text", "claimed"]

@@ -116,8 +116,7 @@ class ScenarioInstance:
                 corroborated = not check.events or any(
                     note.event in check.events and (not record or note.record == record) for note in seen
                 )
-                said = any(reports_done(text) or checks(text) or signs_off(text) for text in latest)
-                view[key] = said and corroborated
+                view[key] = corroborated and _reported(agent, latest)
         return view
 
     def _told_candidates(
@@ -279,6 +278,18 @@ def draw_instance(
     return ScenarioInstance(
         scenario, seed, params, persona, expectation, faults, policy, person, situation, prefixes
     )
+
+
+def _reported(agent: Sequence[str], latest: Sequence[str]) -> bool:
+    """Whether the agent's latest message reports the work done (or closes after reporting it).
+
+    A question whether it works now, or a goodbye, counts only after the work was reported
+    earlier: alone it reports nothing.
+    """
+    if any(reports_done(text) for text in latest):
+        return True
+    closing = any(checks(text) or signs_off(text) for text in latest)
+    return closing and any(reports_done(text) for text in agent[: len(agent) - len(latest)])
 
 
 def _situation(check: ViewCheck, backend: Backend, params: Mapping[str, Any]) -> bool:
