@@ -51,6 +51,7 @@ __all__ = [
     "REFUSAL_PATTERNS",
     "SELF_REFERENCE",
     "TRANSFER_PATTERNS",
+    "alternatives",
     "answers",
     "checks",
     "claims_done",
@@ -925,6 +926,77 @@ def answers(messages: Iterable[str], value: str, rivals: Iterable[str] = ()) -> 
     """
     rival_tuple = tuple(rivals)
     return any(_answers_cached(message, value, rival_tuple) for message in messages)
+
+
+# --- alternatives: several values where one was wanted ----------------------------------------------
+
+#: What an agent may list as the value: an e-mail address, a word or phrase in capitals ("On
+#: Hold", "Monday", "INC0010001"), or a token that starts with a digit (a time, a date, a number).
+#: Every run is bounded, so the pattern is linear on a sentence piece.
+_CAPITALIZED = r"(?!I\b)[A-Z][\w\-]{0,30}(?![\w'\u2019\-])"  # not "I", not "It's"
+_LISTABLE = re.compile(
+    rf"(?<![\w@.+\-])(?:[\w.+\-]{{1,64}}@[\w\-]{{1,63}}(?:\.[\w\-]{{1,63}}){{1,6}}|{_CAPITALIZED}|"
+    rf"\d[\w:./\-]{{0,40}})(?:[ \t]+(?:{_CAPITALIZED}|\d[\w:.\-]{{0,20}})){{0,3}}"
+)
+#: A gap between listed values that offers a choice ("or", "/", "vs"), not a list of several
+#: ("X and Y" tells both).
+_CHOICE = re.compile(r"\bor\b|/|\bvs\b|\bversus\b", re.IGNORECASE)
+_EITHER_BEFORE = re.compile(r"\beither\s*$", re.IGNORECASE)
+
+
+@lru_cache(maxsize=8192)
+def sentence_alternatives(sentence: str) -> tuple[str, ...]:
+    """The values a sentence offers instead of one answer ("It's New, In Progress or On Hold").
+
+    Two or more values (:data:`_LISTABLE`) side by side, joined only by list words
+    (:data:`_LIST_GAP`), at least one join offering a choice ("or", "/", "vs") or "either" before
+    the first, and the first set as the value of something (:data:`_STATUS_FRAME`: "is",
+    "status:", "it's either"), not negated. A question ("Is it New or On Hold?") offers nothing:
+    it asks.
+    """
+    if is_question(sentence):
+        return ()
+    spans = list(_LISTABLE.finditer(sentence))
+    runs: list[list[re.Match[str]]] = []
+    for span in spans:
+        if runs and _LIST_GAP.fullmatch(sentence[runs[-1][-1].end() : span.start()]):
+            runs[-1].append(span)
+        else:
+            runs.append([span])
+    for run in runs:
+        if len(run) < 2:
+            continue
+        gaps = [sentence[a.end() : b.start()] for a, b in zip(run, run[1:], strict=False)]
+        begin, _end = clause_bounds(sentence, run[0].start(), run[0].end())
+        if NEGATION.search(sentence[begin : run[0].start()]):
+            continue  # "It's not New or On Hold"
+        # The words just before the first value (a colon may end the clause: "status: A or B").
+        before = sentence[max(0, run[0].start() - 40) : run[0].start()]
+        either = _EITHER_BEFORE.search(before)
+        if either is None and not any(_CHOICE.search(gap) for gap in gaps):
+            continue
+        framed = before[: either.start()] if either else before
+        if not (_STATUS_FRAME.search(framed) or (either and not framed.strip())):
+            continue
+        items = tuple(dict.fromkeys(span.group(0).rstrip(".,;:") for span in run))
+        if len({item.casefold() for item in items}) >= 2:
+            return items
+    return ()
+
+
+def alternatives(text: str) -> tuple[str, ...]:
+    """The values an agent message offers as alternatives where one answer was wanted.
+
+    "Your ticket is New, In Progress or On Hold", "It's INC0010001, INC0010002 or INC0010003",
+    "It's either Monday or Tuesday": the caller cannot tell which one is so (the same reading
+    that makes :func:`answers` refuse a listed value). The first such list, in order; empty when
+    the message offers none, or only asks ("Is it A or B?" is a question, not a non-answer).
+    """
+    for sentence in _sentences(text):
+        found = sentence_alternatives(sentence)
+        if found:
+            return found
+    return ()
 
 
 # --- asking for something ----------------------------------------------------------------------------

@@ -32,14 +32,31 @@ import itertools
 import json
 import math
 import re
+import statistics
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from enterprise_envs.scenarios.users.acts import parse_agent_message
-from enterprise_envs.scenarios.users.persona import Disclosure, Fact, FactKind, Persona, Register, UserView
+from enterprise_envs.scenarios.users.acts import (
+    CHECK,
+    history,
+    parse_agent_message,
+    restatements,
+    says_not_working,
+    says_working,
+)
+from enterprise_envs.scenarios.users.persona import (
+    Disclosure,
+    Fact,
+    FactKind,
+    Mood,
+    Persona,
+    Register,
+    UserView,
+)
+from enterprise_envs.scenarios.users.rules import disclosable
 from enterprise_envs.scenarios.users.turns import AgentAct, Message, Terminal, UserTurn
 from enterprise_envs.verifiers.text import MAX_READ_CHARS, pieces, readable, value_pattern, value_tokens
 
@@ -49,12 +66,15 @@ __all__ = [
     "AGENT_PHRASES",
     "CLARIFY_MARKERS",
     "COACHING_STRONG_TERMS",
+    "CORRECTION_MARKERS",
     "COACHING_WEAK_TERMS",
     "COMMON_WORDS",
     "DENY_MARKERS",
     "DONT_KNOW_MARKERS",
     "FAREWELL_MARKERS",
+    "FRUSTRATION_MARKERS",
     "INTEGRITY_METRICS",
+    "MIN_GROUP_SIZE",
     "POLITENESS_MARKERS",
     "PUSHBACK_MARKERS",
     "REFUSAL_MARKERS",
@@ -68,6 +88,7 @@ __all__ = [
     "Diversity",
     "FidelityReport",
     "Finding",
+    "Onset",
     "Ratio",
     "Transcript",
     "Variance",
@@ -82,13 +103,17 @@ __all__ = [
     "dice",
     "dice_by_dimension",
     "diversity",
+    "false_corrections",
     "false_stop_findings",
     "false_stop_rate",
     "fidelity_report",
     "front_loading",
+    "frustration_onset",
+    "frustration_turns",
     "guard_counts",
     "guard_hit_rate",
     "leak_findings",
+    "missing_corrections",
     "leak_rate",
     "persona_group",
     "persona_text",
@@ -102,6 +127,8 @@ __all__ = [
     "role_swap_limit",
     "role_swap_rate",
     "role_swap_reasons",
+    "say_no_rate",
+    "self_contradiction",
     "style_features",
     "typo_equal",
     "unknown_findings",
@@ -1209,6 +1236,128 @@ def dice_by_dimension(profile: Mapping[str, int], reference: Mapping[str, int]) 
 
 
 # --------------------------------------------------------------------------------------------
+# Frustration onset
+# --------------------------------------------------------------------------------------------
+
+#: A user losing patience with the conversation (frustration onset, when there is no turn record).
+#: Common calm wording ("I already told you", "still not working") is left out: calm users say it
+#: too, so a text-read onset may come later than the recorded one.
+FRUSTRATION_MARKERS = _lexicon(
+    """
+    speed this up | taking a while | other work to do | take much longer | meeting soon | sigh
+    seriously | come on | unbelievable | ugh | for goodness' sake | for goodness sake | for ages
+    taking forever | so hard | running out of patience | need this fixed today | finally | at last
+    about time | took ages | once again | read the chat | said this before | i've said this
+    same question as before | told you this already | how many times | for the last time
+    scroll up | right there | already answered that | i keep telling you | can we focus
+    just need this sorted | already explained | why that matters | how is that relevant
+    i don't care | just fix it | actually check | look at it properly | are you even
+    stop telling me | getting ridiculous | it is still not working | frustrating | frustrated
+    annoying | annoyed | fed up
+    """
+)
+
+
+def frustration_turns(transcript: Transcript) -> tuple[int | None, int | None]:
+    """``(onset, give_up)``: the user turns where the user first lost its calm, and gave up.
+
+    The opening (turn 0) is not a reaction to the agent and is never counted. With a turn record
+    for every user turn, the onset is the first turn whose ``mood`` is not calm or that abandons,
+    and the give-up the turn whose ``terminal`` is ``abandoned``. Without, the onset is the first
+    turn with a :data:`FRUSTRATION_MARKERS` or :data:`ABANDON_MARKERS` phrase (one typo allowed
+    per word), and the give-up is the last turn when it has an :data:`ABANDON_MARKERS` phrase
+    (giving up ends the conversation). None when it did not happen.
+    """
+    texts = transcript.user_texts()
+    if texts and len(transcript.turns) == len(texts):
+        lost = [
+            turn.mood is not Mood.CALM or turn.terminal is Terminal.ABANDONED for turn in transcript.turns
+        ]
+        left = [turn.terminal is Terminal.ABANDONED for turn in transcript.turns]
+    else:
+        left = [index == len(texts) - 1 and _left(text) for index, text in enumerate(texts)]
+        lost = [
+            gave_up or _has_marker(text, FRUSTRATION_MARKERS, fuzzy=True)
+            for text, gave_up in zip(texts, left, strict=True)
+        ]
+    onset = next((index for index, flag in enumerate(lost) if index > 0 and flag), None)
+    give_up = next((index for index, flag in enumerate(left) if index > 0 and flag), None)
+    return onset, give_up
+
+
+@dataclass(frozen=True)
+class Onset:
+    """When the users of one persona variant lost their calm (see :func:`frustration_onset`).
+
+    Attributes:
+        variant: The persona variant.
+        conversations: Its conversations with at least one reply after the opening.
+        onsets: The onset turn of each conversation whose user lost its calm, sorted.
+        give_ups: The turn of each conversation whose user gave up, sorted.
+    """
+
+    variant: str
+    conversations: int
+    onsets: tuple[int, ...]
+    give_ups: tuple[int, ...]
+
+    @property
+    def median(self) -> float | None:
+        """The median onset turn (None when no user lost its calm)."""
+        return statistics.median(self.onsets) if self.onsets else None
+
+    @property
+    def spread(self) -> float | None:
+        """The interquartile range of the onset turns (None with fewer than two)."""
+        if len(self.onsets) < 2:
+            return None
+        q1, _median, q3 = statistics.quantiles(self.onsets, n=4, method="inclusive")
+        return q3 - q1
+
+    @property
+    def give_up_median(self) -> float | None:
+        """The median turn at which users gave up (None when none did)."""
+        return statistics.median(self.give_ups) if self.give_ups else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form, with the median, spread, range and give-up median."""
+        return {
+            "conversations": self.conversations,
+            "frustrated": len(self.onsets),
+            "median": self.median,
+            "spread": self.spread,
+            "range": [self.onsets[0], self.onsets[-1]] if self.onsets else None,
+            "gave_up": len(self.give_ups),
+            "give_up_median": self.give_up_median,
+            "onsets": list(self.onsets),
+            "give_ups": list(self.give_ups),
+        }
+
+
+def frustration_onset(transcripts: Transcript | Iterable[Transcript]) -> dict[str, Onset]:
+    """Frustration onset by persona variant: when users lost their calm, and gave up.
+
+    Each conversation with a reply after the opening gives :func:`frustration_turns`; they are
+    grouped by the persona's ``variant`` (sorted by name). A variant's ``median`` and ``spread``
+    (interquartile range) are over the conversations whose user lost its calm; the others count
+    in ``conversations`` only (calm to the end).
+    """
+    grouped: dict[str, tuple[int, list[int], list[int]]] = {}
+    for transcript in _many(transcripts):
+        if len(transcript.user_texts()) < 2:
+            continue
+        onset, give_up = frustration_turns(transcript)
+        count, onsets, give_ups = grouped.get(transcript.persona.variant, (0, [], []))
+        onsets += [] if onset is None else [onset]
+        give_ups += [] if give_up is None else [give_up]
+        grouped[transcript.persona.variant] = (count + 1, onsets, give_ups)
+    return {
+        name: Onset(name, count, tuple(sorted(onsets)), tuple(sorted(give_ups)))
+        for name, (count, onsets, give_ups) in sorted(grouped.items())
+    }
+
+
+# --------------------------------------------------------------------------------------------
 # Population diversity
 # --------------------------------------------------------------------------------------------
 
@@ -1265,7 +1414,7 @@ def style_features(transcript: Transcript, others: Sequence[Transcript] = ()) ->
 
 @dataclass(frozen=True)
 class Variance:
-    """One-way ANOVA mean squares of a feature over conversations grouped by persona."""
+    """One-way ANOVA mean squares of a feature over conversations grouped by persona variant."""
 
     within: float | None
     between: float | None
@@ -1277,10 +1426,20 @@ class Variance:
 
 @dataclass(frozen=True)
 class Diversity:
-    """How different the conversations of a population are (see :func:`diversity`)."""
+    """How different the conversations of a population are (see :func:`diversity`).
+
+    Attributes:
+        conversations: Conversations in the population.
+        groups: Conversations per persona variant (:func:`persona_group`), by variant.
+        small_groups: Variants with fewer than :data:`MIN_GROUP_SIZE` conversations: reported
+            here and left out of ``variance``.
+        variance: The ANOVA of each style feature over the other groups.
+        distinct_openings, distinct_2, trigram_overlap: See :func:`diversity`.
+    """
 
     conversations: int
-    personas: int
+    groups: dict[str, int]
+    small_groups: tuple[str, ...]
     variance: dict[str, Variance]
     distinct_openings: float | None
     distinct_2: float | None
@@ -1290,7 +1449,8 @@ class Diversity:
         """JSON-ready form."""
         return {
             "conversations": self.conversations,
-            "personas": self.personas,
+            "groups": dict(self.groups),
+            "small_groups": list(self.small_groups),
             "variance": {name: value.to_dict() for name, value in self.variance.items()},
             "distinct_openings": self.distinct_openings,
             "distinct_2": self.distinct_2,
@@ -1298,9 +1458,19 @@ class Diversity:
         }
 
 
+#: The fewest conversations a persona variant needs to count in the diversity ANOVA (a group of
+#: one has no within-group variance to compare with).
+MIN_GROUP_SIZE = 2
+
+
 def persona_group(transcript: Transcript) -> str:
-    """The persona a conversation belongs to, for diversity: ``name/variant``."""
-    return f"{transcript.persona.name}/{transcript.persona.variant}"
+    """The group a conversation belongs to, for diversity: its persona's ``variant``.
+
+    Variants, not personas: each persona of a scenario suite is drawn once per episode or so, so
+    groups of one persona's name would mostly hold a single conversation; variants are what the
+    population is meant to make differ.
+    """
+    return transcript.persona.variant
 
 
 def _anova(groups: Mapping[str, list[float]]) -> Variance:
@@ -1329,11 +1499,13 @@ def diversity(transcripts: Iterable[Transcript]) -> Diversity:
     """Population diversity of the user side of a set of conversations.
 
     - ``variance``: for each :data:`STYLE_FEATURES` feature (:func:`style_features`, the others
-      being the rest of the population), conversations are grouped by persona
-      (:func:`persona_group`, name and variant) and the one-way ANOVA mean squares are reported:
+      being the rest of the population), conversations are grouped by persona variant
+      (:func:`persona_group`) and the one-way ANOVA mean squares are reported:
       ``within = Σ_g Σ_i (x_gi - mean_g)² / (N - G)`` and
       ``between = Σ_g n_g (mean_g - mean)² / (G - 1)`` (None when undefined). A population whose
-      personas differ in style has ``between > within``.
+      variants differ in style has ``between > within``. Groups with fewer than
+      :data:`MIN_GROUP_SIZE` conversations are left out and listed in ``small_groups``; every
+      group's size is in ``groups``.
     - ``distinct_openings``: distinct first user messages (lowercased, whitespace collapsed) over
       conversations.
     - ``distinct_2``: distinct word bigrams over all bigrams of all user turns (bigrams do not
@@ -1342,15 +1514,15 @@ def diversity(transcripts: Iterable[Transcript]) -> Diversity:
       sets of user word trigrams (pairs where both sets are empty are skipped).
     """
     population = list(transcripts)
-    groups: dict[str, list[Transcript]] = {}
-    for transcript in population:
-        groups.setdefault(persona_group(transcript), []).append(transcript)
+    sizes = Counter(persona_group(transcript) for transcript in population)
+    small = tuple(sorted(group for group, size in sizes.items() if size < MIN_GROUP_SIZE))
     features = [style_features(transcript, population) for transcript in population]
     variance = {}
     for name in STYLE_FEATURES:
         grouped: dict[str, list[float]] = {}
         for transcript, values in zip(population, features, strict=True):
-            grouped.setdefault(persona_group(transcript), []).append(values[name])
+            if persona_group(transcript) not in small:
+                grouped.setdefault(persona_group(transcript), []).append(values[name])
         variance[name] = _anova(grouped)
     openings = [" ".join(texts[0].lower().split()) for t in population if (texts := t.user_texts())]
     bigrams = [gram for t in population for tokens in _user_tokens(t) for gram in _ngrams(tokens, 2)]
@@ -1358,12 +1530,188 @@ def diversity(transcripts: Iterable[Transcript]) -> Diversity:
     overlaps = [len(a & b) / len(a | b) for a, b in itertools.combinations(trigram_sets, 2) if a | b]
     return Diversity(
         conversations=len(population),
-        personas=len(groups),
+        groups=dict(sorted(sizes.items())),
+        small_groups=small,
         variance=variance,
         distinct_openings=len(set(openings)) / len(openings) if openings else None,
         distinct_2=len(set(bigrams)) / len(bigrams) if bigrams else None,
         trigram_overlap=sum(overlaps) / len(overlaps) if overlaps else None,
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Memory: corrections, self-contradiction, saying no
+# --------------------------------------------------------------------------------------------
+
+#: The user telling the agent it got something wrong (corrections: :func:`missing_corrections`,
+#: :func:`false_corrections`). "No" alone is left out: users say it to "is it fixed?" too.
+CORRECTION_MARKERS = _lexicon(
+    """
+    not right | isn't right | not quite | that's wrong | that is wrong | not what i said
+    got that wrong | got it wrong | not correct | isn't correct | that's not it | mixed up | mix-up
+    """
+)
+
+
+def _replies(transcript: Transcript) -> list[tuple[int, str, str, tuple[Message, ...]]]:
+    """Each user reply after the opening: ``(turn, agent text, user text, messages before it)``.
+
+    The agent text is every agent message since the last user message, read as one (as the rule
+    user reads them); a reply to no agent message is left out.
+    """
+    out: list[tuple[int, str, str, tuple[Message, ...]]] = []
+    pending: list[str] = []
+    turn = 0
+    for index, message in enumerate(transcript.messages):
+        if message.role == "agent":
+            pending.append(message.text)
+            continue
+        if turn > 0 and pending:
+            out.append((turn, "\n".join(pending), message.text, transcript.messages[:index]))
+        pending = []
+        turn += 1
+    return out
+
+
+def _correction_check(
+    transcripts: Transcript | Iterable[Transcript],
+) -> tuple[Ratio, Ratio, list[Finding]]:
+    missing, false = Ratio(), Ratio()
+    found: list[Finding] = []
+    for index, transcript in enumerate(_many(transcripts)):
+        persona = transcript.persona
+        for turn, agent, text, before in _replies(transcript):
+            said = restatements(persona, agent)
+            if not said or _left(text):
+                continue
+            wrong = [restated for restated in said if not restated.right]
+            if wrong:
+                may_tell = disclosable(persona, history(persona, before))
+                for restated in wrong:
+                    fact = persona.fact(restated.key)
+                    if fact is None or restated.key not in may_tell:
+                        continue  # a value the user may not tell yet stays unsaid
+                    corrected = value_occurs(fact.value, text)
+                    missing += Ratio(int(not corrected), 1)
+                    if not corrected:
+                        detail = f"{restated.key}: {restated.said!r} left standing"
+                        found.append(Finding("missing_correction", _label(transcript, index), turn, detail))
+                continue  # a correction in this reply answers the wrong value
+            for restated in said:
+                corrects = _has_marker(text, CORRECTION_MARKERS, fuzzy=True)
+                false += Ratio(int(corrects), 1)
+                if corrects:
+                    detail = f"{restated.key}: {restated.said!r} was right"
+                    found.append(Finding("false_correction", _label(transcript, index), turn, detail))
+    return missing, false, found
+
+
+def missing_corrections(transcripts: Transcript | Iterable[Transcript]) -> Ratio:
+    """Missing corrections: wrong restatements of the user's facts left standing, over such restatements.
+
+    An agent message *restates a fact wrongly* when the rule user's reader says so
+    (:func:`~enterprise_envs.scenarios.users.acts.restatements`: a value-like token of the same
+    shape as the fact's value, not its value, put to the user as theirs: "So it started on
+    Tuesday, right?"). Only facts the user may tell at that reply count
+    (:func:`~enterprise_envs.scenarios.users.rules.disclosable`). It is *corrected* when the next
+    user turn contains the fact's value. A reply that abandons is skipped.
+    """
+    return _correction_check(transcripts)[0]
+
+
+def false_corrections(transcripts: Transcript | Iterable[Transcript]) -> Ratio:
+    """False corrections: right restatements answered with a correction, over right restatements.
+
+    A *right restatement* is read as for :func:`missing_corrections`, with the fact's own value;
+    messages that also restate some fact wrongly are left out (the correction may be for that).
+    The reply *corrects* when it contains a :data:`CORRECTION_MARKERS` phrase ("that's not
+    right", "not quite", one typo allowed per word).
+    """
+    return _correction_check(transcripts)[1]
+
+
+def _says_it_works(persona: Persona, agent: str | None, text: str) -> bool:
+    """Whether a user message says the problem works, read by the rule user's own reader.
+
+    :func:`~enterprise_envs.scenarios.users.acts.says_working`, with the steps the agent message
+    before it instructed.
+    """
+    acts = parse_agent_message(persona, agent) if agent is not None else []
+    tried = [act.key for act in acts if act.act is AgentAct.INSTRUCT_STEP]
+    return says_working(persona, text, tried)
+
+
+def _contradiction_check(transcripts: Transcript | Iterable[Transcript]) -> tuple[Ratio, list[Finding]]:
+    total = Ratio()
+    found: list[Finding] = []
+    for index, transcript in enumerate(_many(transcripts)):
+        persona = transcript.persona
+        works_at: int | None = None
+        told: dict[str, int] = {}
+        for turn, prior, text, agent_before in transcript.exchanges():
+            why = None
+            if works_at is not None and says_not_working(persona, text):
+                why = f"says it is not working after turn {works_at} said it works"
+            for restated in restatements(persona, text, by_user=True):
+                echo = any(value_occurs(restated.said, earlier) for earlier in agent_before)
+                if why is None and not restated.right and restated.key in told and not echo:
+                    why = f"{restated.key}: {restated.said!r}, told otherwise in turn {told[restated.key]}"
+            if turn > 0:
+                total += Ratio(int(why is not None), 1)
+            if why is not None:
+                found.append(Finding("self_contradiction", _label(transcript, index), turn, why))
+            if works_at is None and _says_it_works(persona, prior, text):
+                works_at = turn
+            for fact in persona.facts:
+                if fact.key not in told and value_occurs(fact.value, text):
+                    told[fact.key] = turn
+    return total, found
+
+
+def self_contradiction(transcripts: Transcript | Iterable[Transcript]) -> Ratio:
+    """Self-contradiction: user turns that take back what the user said, over user replies.
+
+    A user turn (after the opening) contradicts the user when, after an earlier turn said the
+    problem works (a step's ``when_true`` report,
+    :func:`~enterprise_envs.scenarios.users.acts.reported_working`, or a :data:`SUCCESS_MARKERS`
+    phrase), it says the problem is still there
+    (:func:`~enterprise_envs.scenarios.users.acts.says_not_working`: "still not working", a
+    step's ``when_false``); or when it gives a fact another value than the one it told earlier
+    (read by :func:`~enterprise_envs.scenarios.users.acts.restatements` on the user's words: a
+    token of the fact's shape where its clause names the fact), unless an agent message said
+    that value first (the user quoting the agent).
+    """
+    return _contradiction_check(transcripts)[0]
+
+
+def _say_no_check(transcripts: Transcript | Iterable[Transcript]) -> tuple[Ratio, list[Finding]]:
+    total = Ratio()
+    found: list[Finding] = []
+    for index, transcript in enumerate(_many(transcripts)):
+        view = transcript.final_view
+        if view is None or view.get(transcript.persona.done_when, False):
+            continue
+        for turn, agent, text, _before in _replies(transcript):
+            acts = parse_agent_message(transcript.persona, agent)
+            checked = any(act.act is AgentAct.CLAIM_RESOLVED and act.key == CHECK for act in acts)
+            if not checked or _left(text):
+                continue
+            said_no = _has_marker(text, DENY_MARKERS, fuzzy=True)
+            total += Ratio(int(said_no), 1)
+            if not said_no:
+                found.append(Finding("say_no", _label(transcript, index), turn, text[:80]))
+    return total, found
+
+
+def say_no_rate(transcripts: Transcript | Iterable[Transcript]) -> Ratio:
+    """Saying no: "is it working now?" / "can I close it?" checks answered with a no, over such checks.
+
+    Over the conversations with a ``final_view`` whose ``done_when`` is false: an agent message
+    the rule user's reader takes for a check (a ``claim_resolved`` act with key ``check``:
+    "Can I close your ticket now?", "Is it working now?") counts, and the next user turn says no
+    when it has a :data:`DENY_MARKERS` phrase. A reply that abandons is skipped.
+    """
+    return _say_no_check(transcripts)[0]
 
 
 # --------------------------------------------------------------------------------------------
@@ -1398,12 +1746,17 @@ class FidelityReport:
     repeat_pushback: Ratio
     false_stop_rate: Ratio
     guard_hit_rate: Ratio
+    missing_corrections: Ratio = Ratio()
+    false_corrections: Ratio = Ratio()
+    self_contradiction: Ratio = Ratio()
+    say_no_rate: Ratio = Ratio()
     backends: dict[str, int] = field(default_factory=dict)
     guard_hits: dict[str, int] = field(default_factory=dict)
     profile: dict[str, int] = field(default_factory=dict)
     profile_dice: float | None = None
     profile_dice_by_dimension: dict[str, float] = field(default_factory=dict)
     diversity: Diversity | None = None
+    frustration_onset: dict[str, Onset] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
 
     def rates(self) -> dict[str, Ratio]:
@@ -1419,6 +1772,10 @@ class FidelityReport:
             "unknown_honesty",
             "refusal_adherence",
             "repeat_pushback",
+            "missing_corrections",
+            "false_corrections",
+            "self_contradiction",
+            "say_no_rate",
             "guard_hit_rate",
         )
         return {name: getattr(self, name) for name in names}
@@ -1440,6 +1797,7 @@ class FidelityReport:
             "profile_dice": self.profile_dice,
             "profile_dice_by_dimension": dict(self.profile_dice_by_dimension),
             "diversity": self.diversity.to_dict() if self.diversity else None,
+            "frustration_onset": {name: onset.to_dict() for name, onset in self.frustration_onset.items()},
             "findings": [finding.to_dict() for finding in self.findings],
         }
 
@@ -1470,7 +1828,15 @@ class FidelityReport:
         if self.diversity is not None:
             d = self.diversity
             lines.append("")
-            lines.append(f"diversity over {d.conversations} conversations, {d.personas} personas:")
+            sizes = ", ".join(f"{name} {size}" for name, size in d.groups.items())
+            lines.append(
+                f"diversity over {d.conversations} conversations, {len(d.groups)} variants ({sizes}):"
+            )
+            if d.small_groups:
+                lines.append(
+                    f"left out of the ANOVA (fewer than {MIN_GROUP_SIZE} conversations): "
+                    + ", ".join(d.small_groups)
+                )
             rows = [("style feature", "within", "between")]
             rows += [(name, _fmt(v.within), _fmt(v.between)) for name, v in d.variance.items()]
             lines += _table(rows)
@@ -1478,6 +1844,36 @@ class FidelityReport:
                 f"distinct openings {_fmt(d.distinct_openings)}, distinct-2 {_fmt(d.distinct_2)}, "
                 f"trigram overlap {_fmt(d.trigram_overlap)}"
             )
+        if self.frustration_onset:
+            lines.append("")
+            lines.append("frustration onset by variant (user turn first not calm; gave up):")
+            rows = [
+                (
+                    "variant",
+                    "conversations",
+                    "frustrated",
+                    "median",
+                    "IQR",
+                    "range",
+                    "gave up",
+                    "median gave up",
+                )
+            ]
+            for name, onset in self.frustration_onset.items():
+                span = f"{onset.onsets[0]}-{onset.onsets[-1]}" if onset.onsets else "n/a"
+                rows.append(
+                    (
+                        name,
+                        str(onset.conversations),
+                        str(len(onset.onsets)),
+                        _fmt(onset.median),
+                        _fmt(onset.spread),
+                        span,
+                        str(len(onset.give_ups)),
+                        _fmt(onset.give_up_median),
+                    )
+                )
+            lines += _table(rows)
         if self.findings:
             lines.append("")
             lines.append("findings:")
@@ -1537,6 +1933,9 @@ def fidelity_report(
         *unknown_findings(population),
         *refusal_findings(population),
         *repeat_findings(population),
+        *_correction_check(population)[2],
+        *_contradiction_check(population)[1],
+        *_say_no_check(population)[1],
     ]
     return FidelityReport(
         conversations=len(population),
@@ -1552,11 +1951,16 @@ def fidelity_report(
         repeat_pushback=repeat_pushback(population),
         false_stop_rate=false_stop_rate(population),
         guard_hit_rate=guard_hit_rate(population),
+        missing_corrections=missing_corrections(population),
+        false_corrections=false_corrections(population),
+        self_contradiction=self_contradiction(population),
+        say_no_rate=say_no_rate(population),
         backends=backends,
         guard_hits=guards,
         profile=dict(profile),
         profile_dice=dice(profile, reference_profile) if reference_profile is not None else None,
         profile_dice_by_dimension=dice_by_dimension(profile, reference_profile) if reference_profile else {},
         diversity=diversity(population) if with_diversity and len(population) >= 2 else None,
+        frustration_onset=frustration_onset(population),
         findings=findings,
     )

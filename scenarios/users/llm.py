@@ -342,6 +342,13 @@ def _plan_in_words(persona: Persona, plan: UserTurn, view: UserView) -> str:
         return "your problem is solved as far as you can see: thank the agent and end the conversation"
     if intent is UserIntent.DENY:
         return "the agent says it is fixed, but as far as you can see it is not: say so"
+    if intent is UserIntent.CORRECT:
+        keys = list(plan.disclosed) or _act_keys(acts, "misstate_fact")
+        return f"the agent got something you said wrong: say so, and give the right {_placeholder_list(keys)}"
+    if intent is UserIntent.CONFIRM:
+        return "the agent repeated something you said correctly: confirm it briefly"
+    if intent is UserIntent.CLARIFY:
+        return "the agent gave several possible answers instead of one: ask which one it is"
     if intent is UserIntent.RESTATE:
         return "restate what you need"
     if intent is UserIntent.ACK_TRANSFER:

@@ -147,6 +147,12 @@ class Patience(_Strict):
     repeated_question: int = Field(2, ge=0)
     false_fixed: int = Field(3, ge=0)
     redo_step: int = Field(1, ge=0)
+    unhelpful: int = Field(
+        1,
+        ge=0,
+        description="Extra, for a reply to a message that gives the user nothing (no question, claim, "
+        "step or hand-over): stalling costs more than a useful exchange.",
+    )
     irritated_below: float = Field(0.5, gt=0, le=1, description="Fraction of the budget left.")
     angry_below: float = Field(0.25, gt=0, le=1)
 

@@ -13,6 +13,11 @@ the agent message(s) since the last user message by a fixed priority (:func:`dec
 
 1. REFUSE: a secret is asked for (a refusal's patterns, or a ``never`` fact); spends each
    refusal's ``patience_cost`` (1 for a ``never`` fact).
+   CORRECT: the agent says a fact of the user's back with a wrong value ("So it started on
+   Tuesday, right?", :func:`~enterprise_envs.scenarios.users.acts.restatements`); the user says
+   it is wrong and tells the fact (only a fact it may tell now, :func:`disclosable`, at most
+   ``style.answers_per_turn``); spends ``patience.repeated_question`` when the user had already
+   told or confirmed it.
 2. DONT_KNOW: an unknown is asked for.
 3. PUSH_BACK: a fact the user already gave in an earlier turn is asked for again; the user says so
    and restates the value; spends ``patience.repeated_question``.
@@ -21,18 +26,25 @@ the agent message(s) since the last user message by a fixed priority (:func:`dec
    that does not reveal them (a reply with only those is an INFORM that discloses nothing).
 5. REPORT_STEP: the user tries each step instructed and says its ``when_true``/``when_false`` as
    the UserView says; trying a step already reported spends ``patience.redo_step``.
+   CLARIFY: the agent answers with several values where one was wanted ("It's New, In Progress
+   or On Hold"); the user asks which one it is (a question offering options is no answer).
 6. ACCEPT / DENY: the agent claims success, asks whether it works now, or signs off; or the view
    says the goal is met (the user stops when it is met, design.md). ACCEPT (terminal DONE) only
    when ``view[done_when]`` is true, else DENY, which spends ``patience.false_fixed`` for a claim
    or a sign-off (not for a question whether it works). An agent's claim is never enough.
 7. ACK_TRANSFER: the agent hands the user over (terminal TRANSFERRED). A goodbye in the hand-over
    message is part of it, not a sign-off.
-8. RESTATE: anything else; the user restates the goal (never with an identifier).
+   CONFIRM: the agent says a fact of the user's back with its right value; the user confirms.
+8. RESTATE: anything else; the user restates the goal (never with an identifier). A message
+   with no act at all (a stall: "Let me look into that.") spends ``patience.unhelpful``.
 
 Every reply spends ``patience.per_turn`` on top. When the patience left reaches 0 the reply is
 ABANDON (terminal ABANDONED), an annoyed goodbye, unless it is an ACCEPT (the goal is met). The
 mood after the turn (``Patience.mood``) picks the wording: irritated and angry users write more
-tersely and with an edge (:mod:`~enterprise_envs.scenarios.users.templates`). Then the style pass
+tersely and with an edge (:mod:`~enterprise_envs.scenarios.users.templates`). The user keeps to
+its own words: once it reported that a step worked, a DENY or RESTATE says it works but is not
+done yet (``AFTER_WORKS``), a step that would not have helped is reported as still working
+(``STILL_WORKS``), and a fact saying the problem is still there is no longer told. Then the style pass
 (:mod:`~enterprise_envs.scenarios.users.style`) adds courtesy, lowercase and typos, never inside a
 fact value or a value the agent said.
 
@@ -64,7 +76,15 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from enterprise_envs.scenarios.users.acts import CHECK, History, ParsedAct, history, occurs, sentences
+from enterprise_envs.scenarios.users.acts import (
+    CHECK,
+    History,
+    ParsedAct,
+    history,
+    occurs,
+    says_not_working,
+    sentences,
+)
 from enterprise_envs.scenarios.users.persona import (
     Disclosure,
     FactKind,
@@ -76,12 +96,15 @@ from enterprise_envs.scenarios.users.persona import (
 )
 from enterprise_envs.scenarios.users.style import apply_style
 from enterprise_envs.scenarios.users.templates import (
+    AFTER_WORKS,
+    AFTER_WORKS_BY_MOOD,
     BANKS,
     EDGES,
     FACT_PHRASINGS,
     MOOD_BANKS,
     STALL,
     STEP_REDO,
+    STILL_WORKS,
     fill,
     goal_sentence,
     label,
@@ -118,8 +141,9 @@ class Decision:
 
     Attributes:
         intent: The reply's intent.
-        keys: The items it is about: facts told (INFORM) or restated (PUSH_BACK), refusal or
-            ``never`` fact keys (REFUSE), unknown keys (DONT_KNOW), step keys (REPORT_STEP).
+        keys: The items it is about: facts told (INFORM), restated (PUSH_BACK), corrected
+            (CORRECT) or confirmed (CONFIRM), refusal or ``never`` fact keys (REFUSE), unknown
+            keys (DONT_KNOW), step keys (REPORT_STEP).
         stalled: Facts asked for whose ``min_turn`` has not come (INFORM).
         redo: A step instructed was already tried (REPORT_STEP).
         check_only: A DENY answering only "is it working now?" (no false claim).
@@ -153,6 +177,10 @@ class _Material:
     claim: bool
     check: bool
     transfer: bool
+    misstated: tuple[str, ...]
+    misstated_before: bool
+    restated: tuple[str, ...]
+    alternatives: bool
 
 
 def _keys(acts: Sequence[ParsedAct], act: AgentAct) -> list[str]:
@@ -168,7 +196,11 @@ def _material(persona: Persona, hist: History) -> _Material:
     never = [key for key in asked if facts[key].disclosure is Disclosure.NEVER]
     secrets = [key for key in _keys(acts, AgentAct.ASK_SECRET) if key in refusals] + never
     cost = sum(refusals[key].patience_cost if key in refusals else NEVER_FACT_COST for key in secrets)
-    open_facts = [key for key in asked if facts[key].disclosure is not Disclosure.NEVER]
+    # Once the user said it works, a fact saying the problem is still there is no longer true.
+    outdated = _outdated(persona, hist)
+    open_facts = [
+        key for key in asked if facts[key].disclosure is not Disclosure.NEVER and key not in outdated
+    ]
     repeated = [key for key in open_facts if key in hist.given and hist.given[key] < hist.turn]
     fresh = [key for key in open_facts if key not in hist.given]
     per_turn = persona.style.answers_per_turn
@@ -177,6 +209,10 @@ def _material(persona: Persona, hist: History) -> _Material:
     claim = any(item.act is AgentAct.CLAIM_RESOLVED and item.key != CHECK for item in acts) or (
         not transfer and any(item.act is AgentAct.CLOSE for item in acts)
     )
+    # Only what the user may tell now is corrected: a wrong value of a fact still held back stands.
+    may_tell = disclosable(persona, hist)
+    misstated = [key for key in _keys(acts, AgentAct.MISSTATE_FACT) if key in may_tell][:per_turn]
+    remembered = {key for key, turn in hist.given.items() if turn < hist.turn} | set(hist.confirmed)
     return _Material(
         secrets=tuple(secrets),
         secret_cost=cost,
@@ -189,7 +225,26 @@ def _material(persona: Persona, hist: History) -> _Material:
         claim=claim,
         check=any(item.act is AgentAct.CLAIM_RESOLVED and item.key == CHECK for item in acts),
         transfer=transfer,
+        misstated=tuple(misstated),
+        misstated_before=any(key in remembered for key in misstated),
+        restated=tuple(key for key in _keys(acts, AgentAct.RESTATE_FACT) if key not in misstated),
+        alternatives=any(item.act is AgentAct.ALTERNATIVES for item in acts),
     )
+
+
+def _outdated(persona: Persona, hist: History) -> set[str]:
+    """Facts whose words say the problem is still there, once the user said it works."""
+    if hist.works_said is None:
+        return set()
+    return {
+        fact.key
+        for fact in persona.facts
+        if says_not_working(persona, fact.value)
+        or (
+            fact.phrasing
+            and says_not_working(persona, fill(fact.phrasing, {"value": fact.value}, strict=False))
+        )
+    }
 
 
 def _terminal(intent: UserIntent) -> Terminal | None:
@@ -217,6 +272,10 @@ def decide(persona: Persona, hist: History, done: bool) -> Decision:
     check_only = False
     if found.secrets:
         intent, keys, extra = UserIntent.REFUSE, found.secrets, found.secret_cost
+    elif found.misstated:
+        # Getting wrong what the user already said costs what asking it again costs.
+        intent, keys = UserIntent.CORRECT, found.misstated
+        extra = patience.repeated_question if found.misstated_before else 0
     elif found.unknowns:
         intent, keys = UserIntent.DONT_KNOW, found.unknowns
     elif found.repeated:
@@ -226,6 +285,8 @@ def decide(persona: Persona, hist: History, done: bool) -> Decision:
     elif found.steps:
         intent, keys = UserIntent.REPORT_STEP, found.steps
         extra = patience.redo_step if found.redo else 0
+    elif found.alternatives:
+        intent = UserIntent.CLARIFY
     elif done:
         intent = UserIntent.ACCEPT
     elif found.claim or found.check:
@@ -233,8 +294,13 @@ def decide(persona: Persona, hist: History, done: bool) -> Decision:
         extra = patience.false_fixed if found.claim else 0
     elif found.transfer:
         intent = UserIntent.ACK_TRANSFER
+    elif found.restated:
+        intent, keys = UserIntent.CONFIRM, found.restated
     else:
         intent = UserIntent.RESTATE
+        # A message with no act at all (no question, claim, step or hand-over) is a stall: it
+        # gives the user nothing, so it costs more than an exchange that moves things on.
+        extra = 0 if hist.pending else patience.unhelpful
     cost = patience.per_turn + extra
     left = patience.budget - hist.spent - cost
     if left <= 0 and intent is not UserIntent.ACCEPT:
@@ -366,9 +432,15 @@ def _word(persona: Persona, hist: History, decision: Decision, view: UserView, m
         first = decision.keys[0] if decision.keys else None
         custom = next((u.reply for u in persona.unknowns if u.key == first and u.reply), None)
         text = custom or _bank(intent, register, mood, {**values, "what": _or(decision.keys)}, rng)
-    elif intent is UserIntent.PUSH_BACK:
+    elif intent in (UserIntent.PUSH_BACK, UserIntent.CORRECT):
         facts = _fact_sentences(persona, decision.keys, rng)
         text = _bank(intent, register, mood, {**values, "facts": facts}, rng)
+    elif (intent is UserIntent.DENY and hist.works_said is not None) or (
+        intent is UserIntent.RESTATE and (hist.works_said or 0) > 0
+    ):
+        # The user said it works: it keeps to its word (it works, but it is not done yet). Said
+        # in its opening, it is the persona's premise, and restating the goal keeps to it.
+        text = _pick(AFTER_WORKS_BY_MOOD.get(mood) or AFTER_WORKS[register], {}, rng)
     elif intent is UserIntent.INFORM:
         parts = []
         if decision.keys:
@@ -380,7 +452,14 @@ def _word(persona: Persona, hist: History, decision: Decision, view: UserView, m
     elif intent is UserIntent.REPORT_STEP:
         steps = {step.key: step for step in persona.steps}
         reports = [
-            _sentence(steps[key].when_true if view.get(steps[key].view, False) else steps[key].when_false)
+            _sentence(
+                steps[key].when_true
+                if view.get(steps[key].view, False)
+                # Said to work before: a step that would not have helped leaves it working.
+                else _pick(STILL_WORKS[register], {}, rng)
+                if hist.works_said is not None
+                else steps[key].when_false
+            )
             for key in decision.keys
         ]
         report = " ".join(reports)
@@ -412,7 +491,11 @@ def _render(persona: Persona, seed: int, hist: History, decision: Decision, view
     words = _word(persona, hist, decision, view, mood, seed)
     style_rng = random.Random(f"{seed}:{hist.turn}:style")
     text = apply_style(words, _protected(persona, hist), persona.style, style_rng, mood=mood)
-    told = decision.keys if decision.intent in (UserIntent.INFORM, UserIntent.PUSH_BACK) else ()
+    told = (
+        decision.keys
+        if decision.intent in (UserIntent.INFORM, UserIntent.PUSH_BACK, UserIntent.CORRECT)
+        else ()
+    )
     return UserTurn(
         text=text,
         intent=decision.intent,
@@ -542,6 +625,12 @@ def _forced(
     redo = check_only = False
     if intent is UserIntent.REFUSE and found.secrets:
         keys = found.secrets
+    elif intent is UserIntent.CORRECT and found.misstated:
+        keys = found.misstated
+    elif intent is UserIntent.CONFIRM and found.restated:
+        keys = found.restated
+    elif intent is UserIntent.CLARIFY and found.alternatives:
+        pass
     elif intent is UserIntent.DONT_KNOW and found.unknowns:
         keys = found.unknowns
     elif intent is UserIntent.PUSH_BACK and found.repeated:

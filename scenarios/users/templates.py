@@ -30,6 +30,8 @@ from enterprise_envs.scenarios.users.persona import FactKind, Mood, Register
 from enterprise_envs.scenarios.users.turns import UserIntent
 
 __all__ = [
+    "AFTER_WORKS",
+    "AFTER_WORKS_BY_MOOD",
     "BANKS",
     "COURTESY",
     "EDGES",
@@ -40,6 +42,7 @@ __all__ = [
     "PLACEHOLDERS",
     "STALL",
     "STEP_REDO",
+    "STILL_WORKS",
     "fill",
     "goal_sentence",
     "label",
@@ -252,6 +255,75 @@ BANKS: Mapping[UserIntent, Bank] = {
             "Unfortunately no, it's still not working for me. Is there anything else we can try?",
         ),
     },
+    UserIntent.CORRECT: {
+        Register.TERSE: (
+            "Not quite. {facts}",
+            "No, that's wrong. {facts}",
+            "That's not right. {facts}",
+            "No, not quite. {facts}",
+            "That's not it. {facts}",
+        ),
+        Register.NEUTRAL: (
+            "No, that's not right. {facts}",
+            "Sorry, that's not what I said. {facts}",
+            "Not quite, actually. {facts}",
+            "Hmm, that's not correct. {facts}",
+            "I think you've got that wrong. {facts}",
+        ),
+        Register.WORDY: (
+            "Sorry, I think there's been a mix-up there, that's not right. {facts}",
+            "Hmm, no, that's not what I said. I'll say it again. {facts}",
+            "I'm afraid that's not quite it. {facts} I hope that clears it up.",
+            "No, that's not correct, something must have got mixed up along the way. {facts}",
+            "Oh, I think you've got that wrong, sorry if I wasn't clear before. {facts}",
+        ),
+    },
+    UserIntent.CONFIRM: {
+        Register.TERSE: (
+            "Yes, that's right.",
+            "Yep, correct.",
+            "Correct.",
+            "Yes.",
+            "That's right.",
+        ),
+        Register.NEUTRAL: (
+            "Yes, that's right.",
+            "Yes, exactly.",
+            "That's correct, yes.",
+            "Yep, that's it.",
+            "Right, that's correct.",
+        ),
+        Register.WORDY: (
+            "Yes, that's exactly right, thanks for checking.",
+            "Yes, that's correct. Good to double-check.",
+            "That's right, yes, you've got it.",
+            "Exactly, that's what I said.",
+            "Yes, spot on, that's it.",
+        ),
+    },
+    UserIntent.CLARIFY: {
+        Register.TERSE: (
+            "Which one?",
+            "Which one is it?",
+            "So which one?",
+            "Which one, though?",
+            "Hm, which one is it?",
+        ),
+        Register.NEUTRAL: (
+            "Sorry, which one is it?",
+            "That's a few options. Which one is it?",
+            "I'm not sure what you mean. Which one is it?",
+            "Which one is it, though?",
+            "So which one is mine?",
+        ),
+        Register.WORDY: (
+            "Sorry, I'm a bit confused. You gave me a few options, so which one is it?",
+            "Hmm, that's several different answers. Which one is actually right?",
+            "I'm not sure I follow. Which one is it for me?",
+            "Could you tell me which one it is? I can't tell from that.",
+            "That sounds like a few possibilities. Which one is it, do you know?",
+        ),
+    },
     UserIntent.RESTATE: {
         Register.TERSE: (
             "{goal}",
@@ -318,7 +390,7 @@ BANKS: Mapping[UserIntent, Bank] = {
             "Honestly, this has taken far too long and we're not getting anywhere. I'll ask someone in my "
             "team instead. Bye.",
             "I'm sorry, but I can't keep going round in circles like this. I'll try again later. Goodbye.",
-            "I've spent ages on this already and nothing has changed. I'll ask someone else. Bye.",
+            "I've spent ages on this already and we're not getting anywhere. I'll ask someone else. Bye.",
             "This is really frustrating and I've got work to do. Forget it, I'll take it up with my manager. "
             "Bye.",
             "Forget it. I've been wasting my time on this chat. I'll call the help line instead. Goodbye.",
@@ -344,6 +416,27 @@ MOOD_BANKS: Mapping[Mood, Mapping[UserIntent, tuple[str, ...]]] = {
             "No. Nothing has changed.",
             "It's still not working, same as before.",
             "No, same problem as before. Please look at it properly.",
+        ),
+        UserIntent.CORRECT: (
+            "No, that's wrong. {facts}",
+            "That's not what I said. {facts}",
+            "Not right. Read it again. {facts}",
+            "Please read what I wrote, that's not right. {facts}",
+            "You've got that wrong. {facts}",
+        ),
+        UserIntent.CONFIRM: (
+            "Yes. That's what I said.",
+            "Yes, correct.",
+            "Yes, as I said.",
+            "That's right. Can we move on?",
+            "Yes. Right.",
+        ),
+        UserIntent.CLARIFY: (
+            "Which one is it? I need a straight answer.",
+            "Which one? That's several.",
+            "Just tell me which one.",
+            "Okay, but which one is it?",
+            "Which one? Please be clear.",
         ),
         UserIntent.RESTATE: (
             "I don't know. {goal}",
@@ -374,6 +467,27 @@ MOOD_BANKS: Mapping[Mood, Mapping[UserIntent, tuple[str, ...]]] = {
             "It's not fixed. How many times do I have to say it?",
             "Still broken. Are you even checking?",
             "No, it doesn't work. This is getting ridiculous.",
+        ),
+        UserIntent.CORRECT: (
+            "No! That's not what I said. {facts}",
+            "That's wrong! {facts}",
+            "That's not right, and I told you already. {facts}",
+            "No, that's not correct. Read the chat. {facts}",
+            "You've got it wrong again. {facts}",
+        ),
+        UserIntent.CONFIRM: (
+            "Yes! That's what I said.",
+            "Yes. Obviously.",
+            "That's what I told you. Yes.",
+            "Correct. Now can we get on with it?",
+            "Yes, yes. Move on.",
+        ),
+        UserIntent.CLARIFY: (
+            "Which one?! Just tell me.",
+            "Which one is it? Make up your mind.",
+            "That's not an answer. Which one?",
+            "Which one? I need one answer.",
+            "Pick one. Which one is it?",
         ),
         UserIntent.RESTATE: (
             "I've said this already. {goal}",
@@ -440,6 +554,81 @@ STEP_REDO: Bank = {
         "I already did that a little while ago, but I tried it again like you said.",
         "We've been through this one already, but I gave it another go anyway.",
         "I did this before, so I'm not expecting much, but I did it again.",
+    ),
+}
+
+#: Register -> what a user who already said the problem works says when told it is done, asked,
+#: or told nothing while the goal is not met yet: its own words stay true (it works), and it is
+#: still not done ("not yet", so it is a no). Never "still not working": that would take back
+#: what the user said.
+AFTER_WORKS: Bank = {
+    Register.TERSE: (
+        "Working now, but not yet sorted.",
+        "It works. Not sorted yet, though.",
+        "Works now, but not sorted yet.",
+        "It works now. Not yet done, though.",
+        "Yes, it works. Not sorted yet.",
+    ),
+    Register.NEUTRAL: (
+        "It works now, yes, but I haven't heard that it's all sorted. Not yet, anyway.",
+        "It's working on my side now, but it's not sorted yet as far as I know.",
+        "Well, it works now, but nobody has told me it's finished. Not yet.",
+        "Like I said, it works now. But it's not sorted yet, is it?",
+        "It works for me now, but I haven't been told it's done. Not yet.",
+    ),
+    Register.WORDY: (
+        "It's working for me now, like I said, but I haven't heard that everything is sorted on your "
+        "end. Not yet, anyway.",
+        "Yes, it works now, thanks to that last thing. But as far as I know it's not sorted yet on your "
+        "side.",
+        "It works on my end now, but nobody has told me it's all finished, so not yet as far as I can tell.",
+        "Well, the problem itself is gone now, but I haven't heard that it's all wrapped up. Not yet, "
+        "anyway.",
+        "I'm happy it works now, but I haven't been told it's all finished. Not yet.",
+    ),
+}
+
+#: Mood -> :data:`AFTER_WORKS` for an irritated or angry user (used instead of the register bank).
+AFTER_WORKS_BY_MOOD: Mapping[Mood, tuple[str, ...]] = {
+    Mood.IRRITATED: (
+        "It works, I said so. But it's not sorted yet.",
+        "It works now. I told you. Not sorted yet though.",
+        "Yes, it works. Not yet finished on your side, is it?",
+        "Working now, like I said. Not sorted yet.",
+        "I said it works. It's not sorted yet, though.",
+    ),
+    Mood.ANGRY: (
+        "It WORKS. I said so. But it's not sorted yet!",
+        "I told you it works. Not sorted yet.",
+        "It works! But it's not sorted yet, is it?",
+        "Working. Not sorted yet. Come on.",
+        "I already said it works. Not yet sorted though.",
+    ),
+}
+
+#: Register -> the report of a step that would not have helped, tried after the user already said
+#: the problem works: it still works (the step's ``when_false`` would take that back).
+STILL_WORKS: Bank = {
+    Register.TERSE: (
+        "Still works, like before.",
+        "It still works.",
+        "Still working fine.",
+        "Still fine on my end.",
+        "All still working.",
+    ),
+    Register.NEUTRAL: (
+        "It was already working, and it still is.",
+        "It still works, like it did after the last thing.",
+        "Everything still works on my side.",
+        "It's still working fine.",
+        "It keeps working, same as before.",
+    ),
+    Register.WORDY: (
+        "It was already working after what we did before, and it still works now.",
+        "Everything is still working fine on my side, same as after the last thing I tried.",
+        "It still works, like it did after the last step you gave me.",
+        "Nothing's gone wrong since, it's still working fine.",
+        "I did it, and it's all still working like before.",
     ),
 }
 

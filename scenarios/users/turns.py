@@ -32,6 +32,13 @@ class AgentAct(enum.Enum):
     CLAIM_RESOLVED = "claim_resolved"
     CLOSE = "close"
     TRANSFER = "transfer"
+    #: Puts a fact of the user's back to them with another value than theirs ("So it started on
+    #: Tuesday, right?" when it started Monday): the user corrects it.
+    MISSTATE_FACT = "misstate_fact"
+    #: Puts a fact of the user's back to them with their own value ("So it started Monday?").
+    RESTATE_FACT = "restate_fact"
+    #: Answers with several values where one was wanted ("It's New, In Progress or On Hold").
+    ALTERNATIVES = "alternatives"
     OTHER = "other"
 
 
@@ -46,6 +53,9 @@ class UserIntent(enum.Enum):
     REPORT_STEP = "report_step"
     ACCEPT = "accept"
     DENY = "deny"
+    CORRECT = "correct"  # a fact of the user's put back wrong: "No, it started Monday."
+    CONFIRM = "confirm"  # a fact of the user's put back right: "Yes, that's right."
+    CLARIFY = "clarify"  # several values offered for one: "Which one is it?"
     RESTATE = "restate"
     ACK_TRANSFER = "ack_transfer"
     ABANDON = "abandon"

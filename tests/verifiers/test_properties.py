@@ -789,3 +789,28 @@ def test_a_value_listed_with_a_rival_is_not_told(value: str, rival: str, joiner:
     assert not answers([f"Is it {value}?"], value, [rival])
     assert answers([f"It is {value}, not {rival}."], value, [rival])
     assert answers([f"Your ticket is {value}."], value, [rival])
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(
+    value=_STATE_WORDS,
+    rival=_STATE_WORDS,
+    joiner=st.sampled_from([" or ", ", or ", " / ", " vs ", ", or either "]),
+    frame=st.sampled_from(["It is {}.", "Your ticket is {}.", "The status is: {}.", "It's either {}."]),
+)
+def test_alternatives_are_where_answers_hears_no_answer(
+    value: str, rival: str, joiner: str, frame: str
+) -> None:
+    """The simulated user asks "which one?" where the verifier hears no answer: a value offered
+    with a rival is alternatives to one reader and no answer to the other."""
+    from enterprise_envs.verifiers.dialogue import alternatives, answers
+
+    if rival == value:
+        return
+    offered = frame.format(f"{value}{joiner}{rival}")
+    assert alternatives(offered) == (value, rival)
+    assert not answers([offered], value, [rival])
+    assert alternatives(f"Is it {value}{joiner}{rival}?") == ()  # a question offers nothing
+    assert alternatives(frame.format(value)) == ()
+    assert alternatives(f"It is {value} and {rival}.") == ()  # both, not one of them
+    assert alternatives(f"It is not {value}{joiner}{rival}.") == ()

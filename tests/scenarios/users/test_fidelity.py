@@ -15,6 +15,7 @@ from enterprise_envs.scenarios.users.persona import (
     Disclosure,
     Fact,
     FactKind,
+    Mood,
     Persona,
     Refusal,
     Register,
@@ -466,7 +467,7 @@ def test_diversity_on_known_conversations() -> None:
         convo("Hello, my VPN is down today please help", "ok", "Thanks, yes it is please", persona=loud),
     ]
     d = fm.diversity(population)
-    assert d.conversations == 4 and d.personas == 2
+    assert d.conversations == 4 and d.groups == {"terse": 2, "verbose": 2} and d.small_groups == ()
     assert d.distinct_openings == 3 / 4
     # bigrams 1 + 1 + (7 + 4) + (7 + 4) = 24; distinct: "vpn down", the 11 of the first loud
     # conversation, "down today" and "today please"
@@ -477,6 +478,151 @@ def test_diversity_on_known_conversations() -> None:
     assert lower.within == 0.0 and lower.between == pytest.approx(2 * 2 * 0.5**2)
     # the quiet pair has no trigrams (skipped); the loud pair shares some, and nothing else does
     assert d.trigram_overlap is not None and 0 < d.trigram_overlap < 1
+
+
+def test_diversity_groups_by_variant_and_reports_small_groups() -> None:
+    """Two personas of one variant share a group; a variant seen once is reported, not used."""
+    other = PERSONA.model_copy(update={"name": "Sam Okafor", "variant": "terse"})
+    quiet = PERSONA.model_copy(update={"variant": "terse"})
+    alone = PERSONA.model_copy(update={"variant": "verbose"})
+    population = [
+        convo("vpn down", "ok", "yes", persona=quiet),
+        convo("vpn is down", "ok", "yes", persona=other),
+        convo(
+            "Hello, my VPN is down again, could you please help me with it",
+            "ok",
+            "Yes, thanks",
+            persona=alone,
+        ),
+    ]
+    d = fm.diversity(population)
+    assert d.groups == {"terse": 2, "verbose": 1} and d.small_groups == ("verbose",)
+    words = d.variance["words_per_turn"]
+    assert words.between is None  # one group left: the lone verbose conversation is not used
+    # user turns of 2 and 1 words, 3 and 1: means 1.5 and 2 around 1.75, one degree of freedom
+    assert words.within == pytest.approx(((1.5 - 1.75) ** 2 + (2 - 1.75) ** 2) / (2 - 1))
+    text = fidelity_report(population).to_text()
+    assert "2 variants (terse 2, verbose 1)" in text and "left out of the ANOVA" in text and "verbose" in text
+    assert fidelity_report(population).to_dict()["diversity"]["small_groups"] == ["verbose"]
+
+
+# --- frustration onset -----------------------------------------------------------------------------
+
+
+def _turn(text: str, mood: Mood = Mood.CALM, terminal: Terminal | None = None) -> UserTurn:
+    return UserTurn(text, UserIntent.RESTATE, mood=mood, terminal=terminal)
+
+
+def test_frustration_onset_reads_the_turn_records() -> None:
+    texts = ["Hi, my VPN is down.", "One moment.", "My VPN is down.", "Any news?", "Still down.", "Bye."]
+    moods = [Mood.CALM, Mood.CALM, Mood.IRRITATED, Mood.ANGRY, Mood.ANGRY]
+    turns = [_turn(text, mood) for text, mood in zip(texts[::2], moods, strict=False)]
+    calm_words = convo(*texts[:5], turns=tuple(turns[:3]))  # the records say when, not the words
+    assert fm.frustration_turns(calm_words) == (2, None)
+    gave_up = convo(
+        "Hi, my VPN is down.",
+        "One moment.",
+        "Seriously? My VPN is down.",
+        "One moment.",
+        "Bye then.",
+        turns=(_turn("a"), _turn("b"), _turn("c", Mood.ANGRY, Terminal.ABANDONED)),
+    )
+    assert fm.frustration_turns(gave_up) == (2, 2)  # the words alone would say turn 1
+    opening_only = convo("This is really frustrating, my VPN is down.", turns=(_turn("x", Mood.ANGRY),))
+    assert fm.frustration_turns(opening_only) == (None, None)  # the opening is never counted
+
+
+def test_frustration_onset_from_text_markers() -> None:
+    calm = convo("This is so frustrating, my VPN is down.", "One moment.", "I already told you, it's down.")
+    assert fm.frustration_turns(calm) == (None, None)  # an opening's frustration and calm wording
+    edgy = convo(
+        "Hi.", "One moment.", "My VPN is down.", "One moment.", "My VPN is down. Can we sped this up?"
+    )
+    assert fm.frustration_turns(edgy) == (2, None)  # one typo allowed
+    left = convo("Hi.", "One moment.", "Forget it, I'll ask someone else.")
+    assert fm.frustration_turns(left) == (1, 1)
+
+
+def test_frustration_onset_by_variant() -> None:
+    def stalled(variant: str, onset: int | None, give_up: bool = False) -> Transcript:
+        persona = PERSONA.model_copy(update={"variant": variant})
+        texts = ["Hi, my VPN is down."]
+        for turn in range(1, 5):
+            if give_up and turn == 4:
+                texts += ["One moment.", "Forget it. Bye."]
+                break
+            texts += [
+                "One moment.",
+                "Seriously? My VPN is down." if onset is not None and turn >= onset else "My VPN is down.",
+            ]
+        return convo(*texts, persona=persona)
+
+    population = [
+        stalled("impatient", 1, give_up=True),
+        stalled("impatient", 2, give_up=True),
+        stalled("base", 3),
+        stalled("base", None),
+        stalled("base", 2),
+        stalled("verbose", None),
+        convo("Hi, my VPN is down.", persona=PERSONA),  # no reply: not counted
+    ]
+    onsets = fm.frustration_onset(population)
+    assert list(onsets) == ["base", "impatient", "verbose"]
+    assert onsets["impatient"] == fm.Onset("impatient", 2, (1, 2), (4, 4))
+    assert onsets["impatient"].median == 1.5 and onsets["impatient"].give_up_median == 4
+    assert onsets["base"].conversations == 3 and onsets["base"].onsets == (2, 3)
+    assert onsets["base"].spread == pytest.approx(0.5)  # quartiles 2.25 and 2.75
+    assert onsets["verbose"].median is None and onsets["verbose"].spread is None
+    report = fidelity_report(population)
+    data = json.loads(json.dumps(report.to_dict()))
+    assert data["frustration_onset"]["impatient"] == {
+        "conversations": 2,
+        "frustrated": 2,
+        "median": 1.5,
+        "spread": 0.5,
+        "range": [1, 2],
+        "gave_up": 2,
+        "give_up_median": 4,
+        "onsets": [1, 2],
+        "give_ups": [4, 4],
+    }
+    assert "frustration onset by variant" in report.to_text()
+
+
+def test_frustration_markers_read_the_rule_users_moods() -> None:
+    """Every angry wording and every edge suffix reads as frustration; no calm wording does."""
+    from enterprise_envs.scenarios.users.templates import BANKS, EDGES, MOOD_BANKS
+
+    filled = {
+        "facts": "My office is Leeds.",
+        "goal": "I need my VPN working.",
+        "what": "password",
+        "name": "Dana",
+        "report": "It drops again after a minute.",
+    }
+
+    def said(template: str) -> str:
+        return template.format(**filled)
+
+    def frustrated(text: str) -> bool:
+        return bool(fm._markers(text, fm.FRUSTRATION_MARKERS, fuzzy=True))
+
+    # the intents where frustration shows (a correction may be angry or calm in the same words)
+    shown = (UserIntent.PUSH_BACK, UserIntent.DENY, UserIntent.RESTATE, UserIntent.ACCEPT)
+    angry = [MOOD_BANKS[Mood.ANGRY][intent] for intent in shown]
+    for template in [t for bank in angry for t in bank] + list(EDGES[Mood.ANGRY]["prefix"]):
+        assert frustrated(said(template)), template
+    for mood in (Mood.IRRITATED, Mood.ANGRY):
+        for template in EDGES[mood]["suffix"]:
+            assert frustrated(template), template
+    irritated = [t for intent in shown for t in MOOD_BANKS[Mood.IRRITATED][intent]]
+    assert sum(frustrated(said(t)) for t in irritated) >= len(irritated) // 2
+    for intent, by_register in BANKS.items():
+        if intent is UserIntent.ABANDON:  # giving up is read by the abandon markers
+            continue
+        for bank in by_register.values():
+            for template in bank:
+                assert not frustrated(said(template)), template
 
 
 def test_typo_proxy_counts_unattested_words() -> None:
@@ -525,3 +671,80 @@ def test_restating_ones_own_goal_is_not_a_role_swap() -> None:
     assert fm.role_swap_reasons(restate, persona, 2) == []
     lecture = restate + " " + " ".join(["please"] * 10) + " " + " ".join(["kindly"] * 10)
     assert fm.role_swap_reasons(lecture, persona, 2)
+
+
+# --- memory: corrections, self-contradiction, saying no --------------------------------------------
+
+OPENING = PERSONA.opening
+WRONG_SINCE = "So it has been happening since Tuesday, right?"
+RIGHT_SINCE = "So it has been happening since Monday, right?"
+CHECK = "Can I close your ticket now?"
+
+
+def test_missing_corrections_count_a_wrong_restatement_left_standing() -> None:
+    assert fm.missing_corrections(convo(OPENING, WRONG_SINCE, "Okay, thanks.")) == Ratio(1, 1)
+    assert fm.missing_corrections(
+        convo(OPENING, WRONG_SINCE, "No, that's not right. Since Monday.")
+    ) == Ratio(0, 1)
+    # A fact the user may not tell yet counts for nothing: the laptop tag before user turn 2.
+    assert fm.missing_corrections(convo(OPENING, "So your laptop tag is LT-0458, right?", "Ok.")) == Ratio(
+        0, 0
+    )
+    assert fm.missing_corrections(convo(OPENING, RIGHT_SINCE, "Yes.")) == Ratio(0, 0)
+    # Leaving is no missing correction.
+    assert fm.missing_corrections(convo(OPENING, WRONG_SINCE, "Forget it, I give up. Bye.")) == Ratio(0, 0)
+
+
+def test_false_corrections_count_a_right_restatement_called_wrong() -> None:
+    assert fm.false_corrections(convo(OPENING, RIGHT_SINCE, "No, that's not right.")) == Ratio(1, 1)
+    assert fm.false_corrections(convo(OPENING, RIGHT_SINCE, "Yes, exactly.")) == Ratio(0, 1)
+    # With another fact said back wrong in the same message, the correction is for that one.
+    both = convo(
+        OPENING, f"{RIGHT_SINCE} And your employee ID is E48231, correct?", "Not quite. It's E48213."
+    )
+    assert fm.false_corrections(both) == Ratio(0, 0)
+    assert fm.missing_corrections(both) == Ratio(0, 1)
+
+
+def test_self_contradiction_counts_taking_back_what_the_user_said() -> None:
+    worked = (OPENING, "Please reconnect the VPN.", "Okay. That worked, it stays connected now.", CHECK)
+    assert fm.self_contradiction(convo(*worked, "No, it's still not working.")) == Ratio(1, 2)
+    assert fm.self_contradiction(convo(*worked, "It works now, but it's not sorted yet.")) == Ratio(0, 2)
+    # Before the user said it works, saying it does not contradicts nothing.
+    failed = (OPENING, "Please reconnect the VPN.", "Still dropping, I'm afraid.", CHECK)
+    assert fm.self_contradiction(convo(*failed, "No, it's still not working.")) == Ratio(0, 2)
+    # A fact told again with another value; quoting the agent's value is no contradiction.
+    told = (OPENING, "What's your employee ID?", "My employee ID is E48213.")
+    assert fm.self_contradiction(convo(*told, "Thanks.", "Sorry, my employee ID is E48231.")) == Ratio(1, 2)
+    quoted = convo(*told, "Is E48231 yours?", "My employee ID is E48231? No, it's E48213.")
+    assert fm.self_contradiction(quoted) == Ratio(0, 2)
+
+
+def test_say_no_rate_counts_checks_answered_with_a_no_while_the_goal_is_unmet() -> None:
+    unmet, met = {"vpn_ok": False}, {"vpn_ok": True}
+    assert fm.say_no_rate(convo(OPENING, CHECK, "No, it's still not working.", final_view=unmet)) == Ratio(
+        1, 1
+    )
+    assert fm.say_no_rate(convo(OPENING, CHECK, "Sure, go ahead.", final_view=unmet)) == Ratio(0, 1)
+    assert fm.say_no_rate(convo(OPENING, CHECK, "Sure, go ahead.", final_view=met)) == Ratio(0, 0)
+    assert fm.say_no_rate(convo(OPENING, CHECK, "Sure, go ahead.")) == Ratio(0, 0)  # no final view
+    # "Is it working now?" is a check too; a claim is not.
+    assert fm.say_no_rate(convo(OPENING, "Is it working now?", "Yes.", final_view=unmet)) == Ratio(0, 1)
+    assert fm.say_no_rate(convo(OPENING, "It's fixed now.", "Yes.", final_view=unmet)) == Ratio(0, 0)
+
+
+def test_the_memory_metrics_are_reported_with_their_findings() -> None:
+    transcripts = [
+        convo(OPENING, WRONG_SINCE, "Okay, thanks.", label="left"),
+        convo(OPENING, RIGHT_SINCE, "No, that's not right.", label="false"),
+        convo(OPENING, CHECK, "Sure, go ahead.", final_view={"vpn_ok": False}, label="yes"),
+    ]
+    report = fidelity_report(transcripts, with_diversity=False)
+    names = ("missing_corrections", "false_corrections", "self_contradiction", "say_no_rate")
+    assert [getattr(report, name) for name in names] == [Ratio(1, 1), Ratio(1, 1), Ratio(0, 3), Ratio(0, 1)]
+    data = json.loads(report.to_json())
+    text = report.to_text()
+    for name in names:
+        assert name in report.rates() and name in data["metrics"] and name in text
+    assert {"missing_correction", "false_correction", "say_no"} <= {f.metric for f in report.findings}
+    assert report.integrity_ok()  # behaviour, not integrity: the exit status does not depend on them

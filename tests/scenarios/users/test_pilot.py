@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 import pytest
 
@@ -215,6 +216,8 @@ def test_the_false_success_probe_never_gets_a_goodbye() -> None:
             transcript, terminal = rollout(persona, rules.RuleUser(), false_success, seed)
             assert terminal in (None, Terminal.ABANDONED)
             assert fm.false_stop_rate(transcript) == fm.Ratio(0, 1)
+            if terminal is Terminal.ABANDONED:  # the last claim may be answered by giving up
+                transcript = replace(transcript, messages=transcript.messages[:-2])
             assert fm.behaviour_features(transcript)["error_reaction.deny_rate"] == 1.0
 
 

@@ -2,25 +2,37 @@
 
 from __future__ import annotations
 
+import json
+import os
 import random
 import re
+import statistics
+import subprocess
+import sys
 from collections import Counter
+from pathlib import Path
 
+import gymnasium
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import enterprise_envs  # noqa: F401  (registers the ids)
+from enterprise_envs import registry
 from enterprise_envs.scenarios.users import fidelity as fm
 from enterprise_envs.scenarios.users.persona import Disclosure, Fact, FactKind, Persona, Register
 from enterprise_envs.scenarios.users.pilot import PROBES, rollout
 from enterprise_envs.scenarios.users.population import (
     ALL_VARIANTS,
+    SPREADS,
     VARIANTS,
+    draw,
     draw_variant,
     population,
     rewrite_opening,
     variant,
 )
+from enterprise_envs.scenarios.users.rules import RuleUser
 from tests.scenarios.users.test_fidelity import PERSONA
 from tests.strategies import HOSTILE_TEXT, examples
 
@@ -116,14 +128,22 @@ def _digit_runs(text: str) -> set[str]:
     return set(re.findall(r"\d+", text))
 
 
-def _check_opening(persona: Persona, name: str) -> None:
+def _check_rewrite(persona: Persona, rewritten: str) -> None:
     original = persona.opening
-    rewritten = rewrite_opening(persona, name)
-    assert rewrite_opening(persona, name) == rewritten  # deterministic
     assert Counter(PLACEHOLDER.findall(rewritten)) == Counter(PLACEHOLDER.findall(original))
     assert _digit_runs(rewritten) <= _digit_runs(original)
-    for fact in persona.facts:  # no fact value the original did not say
-        assert not fm.value_occurs(fact.value, rewritten) or fm.value_occurs(fact.value, original)
+    for fact in persona.facts:  # no fact value the original did not say, every one it did
+        assert fm.value_occurs(fact.value, rewritten) == fm.value_occurs(fact.value, original)
+
+
+def _check_opening(persona: Persona, name: str) -> None:
+    rewritten = rewrite_opening(persona, name)
+    assert rewrite_opening(persona, name) == rewritten  # deterministic
+    _check_rewrite(persona, rewritten)
+    for seed in range(3):
+        drawn = rewrite_opening(persona, name, random.Random(seed))
+        assert rewrite_opening(persona, name, random.Random(seed)) == drawn
+        _check_rewrite(persona, drawn)
 
 
 SENTENCES = st.sampled_from(
@@ -155,13 +175,84 @@ def test_opening_rewrites_keep_placeholders_and_add_no_identifiers(parts: list[s
 
 
 def test_draw_variant_is_seeded_and_covers_the_population() -> None:
-    draws = [draw_variant(PERSONA, random.Random(seed)).variant for seed in range(200)]
-    assert draws == [draw_variant(PERSONA, random.Random(seed)).variant for seed in range(200)]
-    assert set(draws) == set(ALL_VARIANTS)
-    rng, same = random.Random(7), random.Random(7)
-    assert [draw_variant(PERSONA, rng).variant for _ in range(5)] == [
-        same.choice(ALL_VARIANTS) for _ in range(5)
+    draws = [draw_variant(PERSONA, random.Random(seed)) for seed in range(200)]
+    assert draws == [draw_variant(PERSONA, random.Random(seed)) for seed in range(200)]
+    assert {person.variant for person in draws} == set(ALL_VARIANTS)
+    # The variant is the stream's first draw, so a seed names the same variant as before the
+    # variants became distributions.
+    assert [person.variant for person in draws] == [
+        random.Random(seed).choice(ALL_VARIANTS) for seed in range(200)
     ]
+
+
+def _drawn(persona: Persona, seeds: range = range(40)) -> dict[str, list[Persona]]:
+    return {
+        name: [draw(persona, name, random.Random(f"{name}:{seed}")) for seed in seeds]
+        for name in ALL_VARIANTS
+    }
+
+
+@pytest.mark.parametrize("persona", [PERSONA, WITH_ID], ids=["dana", "sam"])
+def test_draws_keep_what_the_persona_knows(persona: Persona) -> None:
+    for name, people in _drawn(persona).items():
+        for person in people:
+            assert person.variant == name
+            assert Persona.model_validate(person.model_dump()) == person  # still a valid persona
+            facts = [fact.model_copy(update={"phrasing": None}) for fact in person.facts]
+            assert facts == [fact.model_copy(update={"phrasing": None}) for fact in persona.facts]
+            assert knowledge(person)[:2] == knowledge(persona)[:2]
+            assert knowledge(person)[3:] == knowledge(persona)[3:]
+            for fact, drawn in zip(persona.facts, person.facts, strict=True):
+                assert drawn.phrasing == fact.phrasing or (
+                    fact.phrasing is None and "{value}" in drawn.phrasing
+                )
+            _check_rewrite(persona, person.opening)
+
+
+@pytest.mark.parametrize("name", ALL_VARIANTS)
+def test_draws_spread_around_the_variant_centre(name: str) -> None:
+    centre, spread = variant(WITH_ID, name), SPREADS[name]
+    people = _drawn(WITH_ID, range(60))[name]
+    for person in people:
+        style, patience = person.style, person.patience
+        assert abs(style.politeness - centre.style.politeness) <= spread.politeness + 1e-9
+        assert abs(style.typo_rate - centre.style.typo_rate) <= spread.typo_rate + 1e-9
+        assert abs(style.answers_per_turn - centre.style.answers_per_turn) <= spread.answers
+        assert abs(patience.budget - centre.patience.budget) <= spread.budget
+        assert abs(patience.irritated_below - centre.patience.irritated_below) <= spread.thresholds + 1e-9
+        assert patience.angry_below <= patience.irritated_below
+    # users of one variant differ from each other, in style, patience and opening
+    assert len({person.style for person in people}) > 10
+    assert len({person.patience for person in people}) > 10
+    assert len({person.opening for person in people}) > len(people) // 2
+    # the centre is still the most common register
+    registers = Counter(person.style.wording for person in people)
+    assert registers.most_common(1)[0][0] is centre.style.wording
+
+
+_CHILD = """
+import json, random, sys
+from enterprise_envs.scenarios.users.persona import Persona
+from enterprise_envs.scenarios.users.population import draw_variant
+persona = Persona.model_validate_json(sys.stdin.read())
+people = [draw_variant(persona, random.Random(f"x:{seed}")) for seed in range(30)]
+print(json.dumps([person.model_dump(mode="json") for person in people]))
+"""
+
+
+def test_draws_are_the_same_in_processes_with_different_hash_seeds() -> None:
+    here = [draw_variant(WITH_ID, random.Random(f"x:{seed}")).model_dump(mode="json") for seed in range(30)]
+    for hash_seed in ("0", "4242"):
+        result = subprocess.run(
+            [sys.executable, "-c", _CHILD],
+            input=WITH_ID.model_dump_json(),
+            cwd=Path(__file__).resolve().parents[3],
+            env={**os.environ, "PYTHONHASHSEED": hash_seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert json.loads(result.stdout) == here
 
 
 def test_variant_errors() -> None:
@@ -177,23 +268,25 @@ def test_variant_errors() -> None:
 # --- the population played by the rule user ---------------------------------------------------------
 
 
-def test_population_style_varies_more_between_personas_than_within() -> None:
-    rules = pytest.importorskip("enterprise_envs.scenarios.users.rules")
-    user = rules.RuleUser()
+def test_style_varies_more_between_variants_than_within() -> None:
+    """Drawn users of two personas, grouped by variant: the variants stay apart in style."""
+    user = RuleUser()
     transcripts = [
-        rollout(person, user, PROBES[probe], seed)[0]
+        rollout(draw(base, name, random.Random(f"{base.name}:{seed}")), user, PROBES[probe], seed)[0]
         for base in (PERSONA, WITH_ID)
-        for person in population(base)
+        for name in ALL_VARIANTS
         for probe in ("ask_every_slot", "false_success")
         for seed in range(3)
     ]
     d = fm.diversity(transcripts)
-    assert d.conversations == 2 * 7 * 2 * 3 and d.personas == 2 * 7
+    assert d.conversations == 2 * 7 * 2 * 3
+    assert d.groups == dict.fromkeys(sorted(ALL_VARIANTS), 2 * 2 * 3) and d.small_groups == ()
     for feature in fm.STYLE_FEATURES:
         variance = d.variance[feature]
         assert variance.between is not None and variance.within is not None
         assert variance.between > variance.within, (feature, variance)
-    assert d.distinct_openings is not None and d.distinct_openings >= 14 / d.conversations
+    # each drawn user meets both probes, so at best half the openings are new
+    assert d.distinct_openings is not None and d.distinct_openings >= 0.45
 
     def mean(name: str, feature: str) -> float:
         values = [
@@ -204,8 +297,102 @@ def test_population_style_varies_more_between_personas_than_within() -> None:
     assert (
         mean("verbose", "words_per_turn") > mean("base", "words_per_turn") > mean("terse", "words_per_turn")
     )
-    assert mean("impatient", "lowercase_rate") > 0.5 and mean("base", "lowercase_rate") == 0
-    assert mean("non_native", "typo_rate") > mean("base", "typo_rate") == 0
+    assert mean("impatient", "lowercase_rate") > 0.5 > mean("base", "lowercase_rate")
+    assert mean("non_native", "typo_rate") > mean("base", "typo_rate")
     assert mean("verbose", "politeness") > mean("frustrated", "politeness")
     report = fm.fidelity_report(transcripts)
     assert report.integrity_ok(), report.to_text()
+
+
+# --- the shipped scenarios ----------------------------------------------------------------------------
+
+SCENARIOS = sorted(registry.scenarios())
+
+
+@pytest.fixture(scope="module")
+def shipped_personas() -> dict[str, Persona]:
+    """Each shipped scenario's persona as its first instance binds it (variants off)."""
+    personas = {}
+    for scenario_id in SCENARIOS:
+        env = gymnasium.make("ITSM-v0", scenario=scenario_id, persona_variants=False)
+        try:
+            env.reset(seed=0)
+            personas[scenario_id] = env.unwrapped.instance.persona
+        finally:
+            env.close()
+    return personas
+
+
+def test_openings_differ_over_50_seeds_for_every_shipped_scenario(
+    shipped_personas: dict[str, Persona],
+) -> None:
+    """One instance's persona drawn for 50 seeds: at least 60% distinct openings, all within the rules.
+
+    The opening is the drawn persona's own text (before the style pass's typos and before world
+    values of other instances), so only the population's variety counts.
+    """
+    rates = {}
+    for scenario_id, persona in shipped_personas.items():
+        people = [draw_variant(persona, random.Random(f"{scenario_id}:{seed}")) for seed in range(50)]
+        for person in people:
+            _check_rewrite(persona, person.opening)
+            said = RuleUser().respond(person, 0, [], {}).text  # the rule user still opens with it
+            assert all(
+                fact.value in said for fact in persona.facts if f"{{{{{fact.key}}}}}" in person.opening
+            )
+        rates[scenario_id] = len({person.opening for person in people}) / len(people)
+    assert min(rates.values()) >= 0.6, rates
+
+
+STALL = "Let me look into that for you."
+
+
+@pytest.fixture(scope="module")
+def stalled() -> list[fm.Transcript]:
+    """Ten seeds of every shipped scenario, persona variants on, an agent that stalls six times."""
+    transcripts = []
+    for scenario_id in SCENARIOS:
+        env = gymnasium.make("ITSM-v0", scenario=scenario_id)
+        try:
+            for seed in range(10):
+                env.reset(seed=seed)
+                for _ in range(6):
+                    _obs, _reward, terminated, truncated, _info = env.step({"message": STALL})
+                    if terminated or truncated:
+                        break
+                inner = env.unwrapped
+                transcripts.append(
+                    fm.Transcript(inner.instance.persona, tuple(inner.transcript), tuple(inner.user_turns))
+                )
+        finally:
+            env.close()
+    return transcripts
+
+
+def _typical_onset(onset: fm.Onset, never: int = 7) -> float:
+    """The median onset over all of a variant's conversations, a user still calm counted at ``never``."""
+    return statistics.median([*onset.onsets, *[never] * (onset.conversations - len(onset.onsets))])
+
+
+def test_six_stalling_turns_frustrate_most_users(stalled: list[fm.Transcript]) -> None:
+    """Before issue 14: 47 of 170 (only the frustrated and impatient variants); now most users."""
+    onsets = fm.frustration_onset(stalled)
+    frustrated = sum(len(onset.onsets) for onset in onsets.values())
+    assert len(stalled) == 10 * len(SCENARIOS)
+    assert frustrated >= 0.75 * len(stalled), {name: len(o.onsets) for name, o in onsets.items()}
+    assert all(onset.onsets for onset in onsets.values())  # every variant can lose its calm
+
+
+def test_frustration_onset_follows_the_variant_with_a_spread(stalled: list[fm.Transcript]) -> None:
+    onsets = fm.frustration_onset(stalled)
+    assert set(onsets) == set(ALL_VARIANTS)
+    typical = {name: _typical_onset(onset) for name, onset in onsets.items()}
+    middle = [typical[name] for name in ("base", "terse", "non_native")]
+    patient = [typical[name] for name in ("confused", "verbose")]
+    assert typical["impatient"] < typical["frustrated"] < min(middle), typical
+    assert max(middle) < min(patient), typical
+    assert onsets["base"].spread is not None and len(set(onsets["base"].onsets)) > 1  # seeded spread
+    # giving up follows too: impatient users give up most, the patient ones not within six stalls
+    gave_up = {name: len(onset.give_ups) / onset.conversations for name, onset in onsets.items()}
+    assert gave_up["impatient"] > gave_up["frustrated"] > gave_up["base"] > 0, gave_up
+    assert gave_up["confused"] == gave_up["verbose"] == 0, gave_up

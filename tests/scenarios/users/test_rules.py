@@ -303,20 +303,30 @@ def test_restate_for_a_message_with_no_act() -> None:
     assert turn.intent is UserIntent.RESTATE
     assert turn.acts == ()
     assert turn.unanswered == ()
+    assert turn.patience_left == 14 - 1 - 1  # a stall costs per_turn + unhelpful
+
+
+def test_a_stall_costs_more_than_a_question_the_user_cannot_answer() -> None:
+    stall = reply(vpn_persona(), ["Let me look into this for you."])
+    question = reply(vpn_persona(), ["Which office are you working from today?"])
+    assert stall.intent is question.intent is UserIntent.RESTATE
+    assert stall.patience_left < question.patience_left
+    patient = vpn_persona(patience=Patience(unhelpful=0))
+    assert reply(patient, ["Let me look into this for you."]).patience_left == question.patience_left
 
 
 def test_abandon_when_patience_runs_out() -> None:
-    persona = vpn_persona(patience=Patience(budget=3))
+    persona = vpn_persona(patience=Patience(budget=5))
     _, turns = converse(persona, ["One moment."] * 3)
     assert [turn.intent for turn in turns[1:]] == [UserIntent.RESTATE, UserIntent.RESTATE, UserIntent.ABANDON]
-    assert [turn.patience_left for turn in turns[1:]] == [2, 1, 0]
+    assert [turn.patience_left for turn in turns[1:]] == [3, 1, 0]  # a stall costs per_turn + unhelpful
     assert turns[-1].terminal is Terminal.ABANDONED
     assert turns[-1].mood is Mood.ANGRY
     assert turns[-1].disclosed == ()
 
 
 def test_accept_wins_over_running_out_of_patience() -> None:
-    persona = vpn_persona(patience=Patience(budget=2))
+    persona = vpn_persona(patience=Patience(budget=3))
     _, turns = converse(
         persona, ["One moment.", "It's fixed now."], lambda index: DONE if index else NOT_DONE
     )

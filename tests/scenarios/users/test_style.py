@@ -14,6 +14,8 @@ from enterprise_envs.scenarios.users.persona import Disclosure, FactKind, Mood, 
 from enterprise_envs.scenarios.users.rules import respond
 from enterprise_envs.scenarios.users.style import apply_style, protected_runs, typo
 from enterprise_envs.scenarios.users.templates import (
+    AFTER_WORKS,
+    AFTER_WORKS_BY_MOOD,
     BANKS,
     COURTESY,
     EDGES,
@@ -22,6 +24,7 @@ from enterprise_envs.scenarios.users.templates import (
     PLACEHOLDERS,
     STALL,
     STEP_REDO,
+    STILL_WORKS,
     fill,
     goal_sentence,
     label,
@@ -161,6 +164,7 @@ def test_values_the_agent_said_are_protected(rate: float, lowercase: bool, seed:
 REQUIRED = {
     UserIntent.INFORM: {"facts"},
     UserIntent.PUSH_BACK: {"facts"},
+    UserIntent.CORRECT: {"facts"},
     UserIntent.REPORT_STEP: {"report"},
     UserIntent.RESTATE: {"goal"},
 }
@@ -187,6 +191,9 @@ def every_template() -> list[tuple[str, str]]:
     ]
     out += [(f"stall/{r.value}", t) for r, templates in STALL.items() for t in templates]
     out += [(f"redo/{r.value}", t) for r, templates in STEP_REDO.items() for t in templates]
+    out += [(f"after_works/{r.value}", t) for r, templates in AFTER_WORKS.items() for t in templates]
+    out += [(f"after_works/{m.value}", t) for m, templates in AFTER_WORKS_BY_MOOD.items() for t in templates]
+    out += [(f"still_works/{r.value}", t) for r, templates in STILL_WORKS.items() for t in templates]
     out += [(f"edge/{m.value}", t) for m, sides in EDGES.items() for side in sides.values() for t in side]
     out += [(f"fact/{k.value}", t) for k, pair in FACT_PHRASINGS.items() for side in pair for t in side]
     out += [("courtesy", t) for t in COURTESY]
