@@ -576,14 +576,21 @@ def _echo(value: str, agent_before: Iterable[str]) -> bool:
 # --------------------------------------------------------------------------------------------
 
 
-def _disclosure_problem(fact: Fact, turn: int, agent_before: list[str]) -> str | None:
-    """Why telling ``fact`` at ``turn`` is not allowed, or None."""
+def _disclosure_problem(persona: Persona, fact: Fact, turn: int, agent_before: list[str]) -> str | None:
+    """Why telling ``fact`` at ``turn`` is not allowed, or None.
+
+    An ``on_ask`` fact is asked for only by a request act, as the rule user's parser reads it:
+    naming it is not asking ("Let me check your email address on file" asks nothing).
+    """
     if fact.disclosure is Disclosure.NEVER:
         return "never"
     if turn < fact.min_turn:
         return f"before min_turn {fact.min_turn}"
-    if fact.disclosure is Disclosure.ON_ASK and not any(_asked(fact.asked_by, text) for text in agent_before):
-        return "not asked"
+    if fact.disclosure is Disclosure.ON_ASK and not any(
+        fact.key in _asked_keys(persona, text, AgentAct.ASK_FACT) for text in agent_before
+    ):
+        mentioned = any(_asked(fact.asked_by, text) for text in agent_before)
+        return "mentioned, not asked" if mentioned else "not asked"
     return None
 
 
@@ -595,7 +602,7 @@ def leak_findings(transcripts: Transcript | Iterable[Transcript]) -> list[Findin
             for fact in transcript.persona.facts:
                 if not value_occurs(fact.value, text) or _echo(fact.value, agent_before):
                     continue
-                problem = _disclosure_problem(fact, turn, agent_before)
+                problem = _disclosure_problem(transcript.persona, fact, turn, agent_before)
                 if problem:
                     found.append(Finding("leak", _label(transcript, index), turn, f"{fact.key}: {problem}"))
     return found
@@ -679,7 +686,7 @@ def premature_findings(transcripts: Transcript | Iterable[Transcript]) -> list[F
             fact = transcript.persona.fact(key)
             if fact is None or fact.disclosure is Disclosure.NEVER:
                 continue
-            problem = _disclosure_problem(fact, turn, agent_before)
+            problem = _disclosure_problem(transcript.persona, fact, turn, agent_before)
             if problem:
                 found.append(Finding("premature", _label(transcript, index), turn, f"{key}: {problem}"))
     return found

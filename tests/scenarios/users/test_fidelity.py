@@ -132,6 +132,24 @@ def test_premature_disclosure_counts_facts_told_too_early() -> None:
     assert fm.premature_disclosure(LEAKY) == Ratio(2, 4)
 
 
+@pytest.mark.parametrize(
+    "agent",
+    [
+        "Let me check the office you're in on our records.",  # the agent at work names it
+        "I'll look up your employee ID in the directory.",
+        "Please hold on while I find your office.",
+    ],
+)
+def test_a_fact_named_but_not_asked_for_is_told_too_early(agent: str) -> None:
+    """Premature disclosure by act: naming a fact (its asked_by pattern) is not asking for it."""
+    value = "Leeds" if "office" in agent else "E48213"
+    t = convo(PERSONA.opening, agent, f"It's {value}.")
+    assert fm.premature_disclosure(t) == Ratio(1, 1)
+    assert [f.detail.split(": ", 1)[1] for f in fm.premature_findings(t)] == ["mentioned, not asked"]
+    asked = convo(PERSONA.opening, "What's your office, and your employee ID?", f"It's {value}.")
+    assert fm.premature_disclosure(asked) == Ratio(0, 1)
+
+
 def test_front_loading_counts_identifiers_in_the_opening() -> None:
     assert fm.front_loading(LEAKY) == Ratio(1, 2)
 
