@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from enterprise_envs.scenarios.users import fidelity
+from enterprise_envs.scenarios.users.acts import history, says_not_working
 from enterprise_envs.scenarios.users.persona import Persona, Register, UserView
 from enterprise_envs.scenarios.users.turns import Message
 from enterprise_envs.verifiers.text import value_pattern
@@ -469,6 +470,20 @@ def check_stop(utterance: str, context: GuardContext) -> GuardHit | None:
     return GuardHit("stop", ", ".join(found)) if found else None
 
 
+def check_contradiction(utterance: str, context: GuardContext) -> GuardHit | None:
+    """The reply says the problem is still there after the user already said it works.
+
+    The user's own word is read from the transcript as the rule user remembers it
+    (``History.works_said``), and the candidate as the ``self_contradiction`` metric reads it.
+    """
+    if not context.transcript:
+        return None
+    said = history(context.persona, context.transcript).works_said
+    if said is None or not says_not_working(context.persona, _filled(utterance, context)):
+        return None
+    return GuardHit("contradiction", f"said it works in user turn {said}")
+
+
 #: Every check, in the order :func:`guard` runs them.
 CHECKS: tuple[Callable[[str, GuardContext], GuardHit | None], ...] = (
     check_leak,
@@ -476,6 +491,7 @@ CHECKS: tuple[Callable[[str, GuardContext], GuardHit | None], ...] = (
     check_role_swap,
     check_coaching,
     check_stop,
+    check_contradiction,
 )
 
 

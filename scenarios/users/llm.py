@@ -38,6 +38,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from enterprise_envs.scenarios.users.acts import history
 from enterprise_envs.scenarios.users.clients import ChatClient, ChatMessage, OpenAIChatClient
 from enterprise_envs.scenarios.users.guard import (
     WORDS_PER_REPLY,
@@ -314,7 +315,7 @@ def _step_outcome(persona: Persona, key: str, view: UserView) -> str | None:
     return f"you tried to {_words(step.key)} and it {'helped' if helped else 'did not help'}: {text}"
 
 
-def _plan_in_words(persona: Persona, plan: UserTurn, view: UserView) -> str:
+def _plan_in_words(persona: Persona, plan: UserTurn, view: UserView, works_said: bool = False) -> str:
     intent, acts = plan.intent, plan.acts
     if intent is UserIntent.OPENING:
         opening = mask_values(persona, persona.opening)
@@ -340,6 +341,11 @@ def _plan_in_words(persona: Persona, plan: UserTurn, view: UserView) -> str:
         return "report what happened: " + "; ".join(outcomes) if outcomes else "report what happened"
     if intent is UserIntent.ACCEPT:
         return "your problem is solved as far as you can see: thank the agent and end the conversation"
+    if intent is UserIntent.DENY and works_said:
+        return (
+            "the agent says it is all done; it works for you now, as you said, but you have not seen it "
+            "sorted: say so"
+        )
     if intent is UserIntent.DENY:
         return "the agent says it is fixed, but as far as you can see it is not: say so"
     if intent is UserIntent.CORRECT:
@@ -388,11 +394,12 @@ def build_messages(
 ) -> list[ChatMessage]:
     """The chat request for one turn (no fact value appears in it)."""
     already = told(persona, transcript)
+    works_said = bool(transcript) and history(persona, transcript).works_said is not None
     request = [
         _transcript_in_words(persona, transcript),
         "",
         f"What you can see right now: {_view_in_words(persona, view)}.",
-        f"In your next reply you {_plan_in_words(persona, plan, view)}.",
+        f"In your next reply you {_plan_in_words(persona, plan, view, works_said)}.",
     ]
     if feedback:
         checks = sorted({hit.check for hit in feedback})
@@ -421,6 +428,7 @@ _FEEDBACK = {
     "role_swap": "talking like the service desk agent, or using lists, code, JSON, or far too many words",
     "coaching": "telling the agent which fields, states, tools or policies to use",
     "stop": "ending the conversation while your problem is not solved",
+    "contradiction": "saying the problem is still there after you said it works now",
     "format": "not answering with the JSON asked for",
 }
 

@@ -13,6 +13,7 @@ from enterprise_envs.scenarios.users.guard import (
     GuardHit,
     check_canary,
     check_coaching,
+    check_contradiction,
     check_leak,
     check_role_swap,
     check_stop,
@@ -250,6 +251,22 @@ def test_reporting_a_step_that_helped_is_no_stop() -> None:
         Message("agent", "Please restart the client."), view={"vpn_ok": False, "restart_helped": True}
     )
     assert guard("That worked, it connects now.", ctx) == []
+
+
+def test_a_reply_taking_back_that_it_works_is_a_contradiction() -> None:
+    """The user said the restart worked: a later 'it still disconnects' is rejected, a no that
+    keeps to its word passes, and before the user said it works a denial is fine."""
+    worked = (
+        Message("agent", "Please restart the client."),
+        Message("user", "That worked, it connects now."),
+        Message("agent", "Great, can I close your ticket now?"),
+    )
+    ctx = context(*worked, view={"vpn_ok": False, "restart_helped": True})
+    assert checks(guard("No, it's still not working, it keeps dropping.", ctx)) == ["contradiction"]
+    kept = "It works now, yes, but please keep it open until Friday."
+    assert "contradiction" not in checks(guard(kept, ctx))
+    before = context(Message("agent", "It's fixed now, can I close it?"))
+    assert check_contradiction("No, it's still not working, it keeps dropping.", before) is None
 
 
 # --- good replies pass --------------------------------------------------------------------------------
