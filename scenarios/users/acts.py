@@ -358,8 +358,28 @@ def _value_shapes(value: str) -> Mapping[str, frozenset[str]]:
     return {shape: frozenset(norms) for shape, norms in forms.items()}
 
 
+#: Per persona object (checked by identity, bounded like :data:`_PARSED`): its owned values.
+_OWNED: dict[int, tuple[Persona, dict[str, set[str]]]] = {}
+_OWNED_LIMIT = 256
+
+
 def _persona_values(persona: Persona) -> dict[str, set[str]]:
-    """Every shaped value of the persona's own words: a value the user owns is never a wrong one."""
+    """Every shaped value of the persona's own words: a value the user owns is never a wrong one.
+
+    Read only when a sentence carries a value-like token, and once per persona object: every
+    episode draws a new persona, and reading all of its words costs more than a message.
+    """
+    hit = _OWNED.get(id(persona))
+    if hit is not None and hit[0] is persona:
+        return hit[1]
+    values = _owned_values(persona)
+    if len(_OWNED) >= _OWNED_LIMIT:
+        _OWNED.clear()
+    _OWNED[id(persona)] = (persona, values)
+    return values
+
+
+def _owned_values(persona: Persona) -> dict[str, set[str]]:
     texts = [persona.goal, persona.opening]
     for fact in persona.facts:
         texts += [fact.value, fact.phrasing or ""]
@@ -467,14 +487,13 @@ def _referent(
     return (top[0], best[0]) if len(top) == 1 else (None, 0)
 
 
-def _sentence_restatements(
-    persona: Persona, sentence: str, allowed: Mapping[str, set[str]], by_user: bool
-) -> list[Restatement]:
+def _sentence_restatements(persona: Persona, sentence: str, by_user: bool) -> list[Restatement]:
     # Quoted text (a ticket title read back) is blanked, keeping every offset.
     bare = QUOTED.sub(lambda match: " " * len(match.group(0)), sentence)
     tokens = shaped_values(bare)
     if not tokens:
         return []
+    allowed = _persona_values(persona)
     shapes = {fact.key: _value_shapes(fact.value) for fact in persona.facts}
     recap = by_user or _PUT_BACK.search(bare) is not None
     put_to_user = recap or is_question(bare)
@@ -527,10 +546,9 @@ def restatements(persona: Persona, text: str, *, by_user: bool = False) -> list[
     With ``by_user``, the text is the user's: a value is said for a fact only where its clause
     names the fact ("my employee number is 100247"), and needs no question or recap.
     """
-    allowed = _persona_values(persona)
     found: list[Restatement] = []
     for sentence in dict.fromkeys(sentences(text)):
-        found += _sentence_restatements(persona, sentence, allowed, by_user)
+        found += _sentence_restatements(persona, sentence, by_user)
     return found
 
 
@@ -667,7 +685,6 @@ def _parse(persona: Persona, text: str) -> list[ParsedAct]:
             seen.add(identity)
             acts.append(ParsedAct(act, key, sentence))
 
-    allowed = _persona_values(persona)
     # A repeated sentence adds nothing new (acts are deduplicated), so each is read once.
     for sentence in dict.fromkeys(sentences(text)):
         recognized = False
@@ -686,7 +703,7 @@ def _parse(persona: Persona, text: str) -> list[ParsedAct]:
         for act, key in _built_in_acts(sentence):
             add(act, key, sentence)
             recognized = True
-        for restated in _sentence_restatements(persona, sentence, allowed, by_user=False):
+        for restated in _sentence_restatements(persona, sentence, by_user=False):
             add(AgentAct.RESTATE_FACT if restated.right else AgentAct.MISSTATE_FACT, restated.key, sentence)
             recognized = True
         if not recognized and is_question(sentence):

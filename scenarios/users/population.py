@@ -630,15 +630,22 @@ def variant(persona: Persona, name: str) -> Persona:
     _derive(persona, name)
     if persona.variant == name or name == "base":
         return persona
-    style: Style = persona.style.model_copy(update=_STYLES[name])
+    style, patience = _centre(persona, name)
     return persona.model_copy(
         update={
             "style": style,
-            "patience": _patience(name, persona.patience),
+            "patience": patience,
             "opening": rewrite_opening(persona, name),
             "variant": name,
         }
     )
+
+
+def _centre(persona: Persona, name: str) -> tuple[Style, Patience]:
+    """The style and patience of variant ``name``'s centre (its opening is rewritten apart)."""
+    if name == "base":
+        return persona.style, persona.patience
+    return persona.style.model_copy(update=_STYLES[name]), _patience(name, persona.patience)
 
 
 _REGISTERS = (Register.TERSE, Register.NEUTRAL, Register.WORDY)
@@ -718,11 +725,12 @@ def draw(persona: Persona, name: str, rng: random.Random) -> Persona:
     _derive(persona, name)
     if persona.variant == name and name != "base":
         raise ValueError(f"persona is already variant {name!r}; draw from the base")
-    centre, spread = variant(persona, name), SPREADS[name]
-    return centre.model_copy(
+    # The centre's style and patience, not its opening: the drawn opening replaces it.
+    (style, patience), spread = _centre(persona, name), SPREADS[name]
+    return persona.model_copy(
         update={
-            "style": _drawn_style(centre.style, spread, rng),
-            "patience": _drawn_patience(centre.patience, spread, rng),
+            "style": _drawn_style(style, spread, rng),
+            "patience": _drawn_patience(patience, spread, rng),
             "facts": _drawn_phrasings(persona.facts, rng),
             "opening": rewrite_opening(persona, name, rng),
             "variant": name,
