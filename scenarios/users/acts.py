@@ -366,7 +366,7 @@ _OWNED_LIMIT = 256
 def _persona_values(persona: Persona) -> dict[str, set[str]]:
     """Every shaped value of the persona's own words: a value the user owns is never a wrong one.
 
-    Read only when a sentence carries a value-like token, and once per persona object: every
+    Read only for a value said back that is not the fact's, and once per persona object: every
     episode draws a new persona, and reading all of its words costs more than a message.
     """
     hit = _OWNED.get(id(persona))
@@ -493,7 +493,6 @@ def _sentence_restatements(persona: Persona, sentence: str, by_user: bool) -> li
     tokens = shaped_values(bare)
     if not tokens:
         return []
-    allowed = _persona_values(persona)
     shapes = {fact.key: _value_shapes(fact.value) for fact in persona.facts}
     recap = by_user or _PUT_BACK.search(bare) is not None
     put_to_user = recap or is_question(bare)
@@ -515,7 +514,8 @@ def _sentence_restatements(persona: Persona, sentence: str, by_user: bool) -> li
         if not put_to_user and not your_own:
             continue  # told, not put back: "The window is ..." ("Your email is ..." is put back)
         right = token.norm in shapes[fact.key][token.shape]
-        if right or token.norm not in allowed.get(token.shape, ()):
+        # The persona's own words are read only for a value that is not the fact's.
+        if right or token.norm not in _persona_values(persona).get(token.shape, ()):
             said.setdefault(fact.key, []).append((token, right))
     found = []
     for key, values in said.items():
