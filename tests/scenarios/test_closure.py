@@ -16,6 +16,7 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
+import gymnasium
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -232,3 +233,32 @@ def test_a_false_claim_satisfies_only_a_user_who_cannot_check(scenario_id: str) 
         r.terminal.value if r.terminal else "open" for r in report.rollouts if r.agent == "false_success"
     }
     assert endings == ({"done"} if trusting else endings - {"done"}) and endings
+
+
+@pytest.mark.parametrize("scenario_id", SCENARIOS)
+def test_work_done_in_silence_is_not_thanked(scenario_id: str) -> None:
+    """The oracle's tool calls with every message replaced by a stall: whatever the back-end now
+    holds, a user who was told nothing never says it is all sorted (issue 14: 'all sorted, thanks'
+    to an agent that did the work and said nothing)."""
+    episodes = EnvEpisodes(scenario_id)
+    try:
+        surface = episodes.scenario.solutions[0].surface
+        actions = episodes.record(1, surface, episodes.scenario.solutions[0].name).actions()
+    finally:
+        episodes.close()
+    env = gymnasium.make("ITSM-v0", scenario=scenario_id, surface=surface, faults="off")
+    try:
+        env.reset(seed=1)
+        for action in actions:
+            if action.kind == "tool":
+                step = {"tool": action.tool, "arguments": dict(action.arguments)}
+            elif action.kind == "message":
+                step = {"message": "Let me look into that for you."}
+            else:
+                break
+            *_rest, terminated, truncated, _info = env.step(step)
+            if terminated or truncated:
+                break
+        assert env.unwrapped.user_terminal != "done", [turn.text for turn in env.unwrapped.user_turns]
+    finally:
+        env.close()
