@@ -19,7 +19,7 @@ def _list(args: argparse.Namespace) -> int:
     from enterprise_envs import registry
 
     print("environments:")
-    for suite in registry.SUITES:
+    for suite in registry.suites().values():
         print(f"  {suite.env_id} (also {registry.NAMESPACE}/{suite.env_id}): {suite.description}")
     print("systems:")
     for name, system in sorted(registry.systems().items()):

@@ -92,7 +92,7 @@ class EnterpriseEnv(gymnasium.Env):
         if surface not in ("typed", "rest"):
             raise ValueError(f"surface must be 'typed' or 'rest', not {surface!r}")
         self.suite = registry.suite(suite)
-        self.scenarios: list[Scenario] = registry.select(self.suite.systems, scenario)
+        self.scenarios: list[Scenario] = registry.select(self.suite, scenario)
         self.surface = surface
         self._user: UserSimulator = _make_user(user)
         self.user: UserSimulator = self._user

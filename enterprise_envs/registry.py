@@ -2,7 +2,8 @@
 
 - Systems are the subpackages of ``enterprise_envs.mocks`` that export ``SYSTEM``.
 - Scenarios are the TOML files in ``scenarios/<system>/``.
-- Suites group scenarios under a Gym id (``ITSM-v0``: every ITSM scenario).
+- Suites group scenarios under a Gym id (``ITSM-v0``: every ITSM scenario); they are data,
+  ``scenarios/suites.toml``.
 
 Gym registration, the CLI's listings, test parametrization and docs tables derive from here.
 Duplicate names raise.
@@ -10,11 +11,14 @@ Duplicate names raise.
 
 from __future__ import annotations
 
+import fnmatch
 import importlib
 import pkgutil
+import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
+from importlib import resources
 
 import gymnasium
 
@@ -24,18 +28,28 @@ from enterprise_envs.scenarios.loader import load_scenarios
 
 NAMESPACE = "enterprise_envs"
 ENTRY_POINT = "enterprise_envs.env:EnterpriseEnv"
+SUITES_FILE = "suites.toml"
 
 
 @dataclass(frozen=True)
 class Suite:
-    """A Gym id and the systems whose scenarios it serves."""
+    """A Gym id and the scenarios it serves.
+
+    Attributes:
+        env_id: The Gym id (``ITSM-v0``).
+        systems: The mocked systems its episodes may hold.
+        description: One line for people.
+        scenarios: Shell-style globs over scenario ids (``itsm.*``).
+    """
 
     env_id: str
     systems: tuple[str, ...]
     description: str
+    scenarios: tuple[str, ...] = ("*",)
 
-
-SUITES: tuple[Suite, ...] = (Suite("ITSM-v0", ("itsm",), "Service desk on a ServiceNow-like ITSM back-end"),)
+    def serves(self, scenario_id: str) -> bool:
+        """Whether a scenario id matches one of the suite's globs."""
+        return any(fnmatch.fnmatchcase(scenario_id, pattern) for pattern in self.scenarios)
 
 
 @cache
@@ -62,24 +76,91 @@ def scenarios() -> dict[str, Scenario]:
     return load_scenarios(sorted(systems()))
 
 
+def parse_suites(text: str) -> dict[str, Suite]:
+    """Suites from the text of a suites file, by Gym id in file order.
+
+    Raises:
+        ValueError: A duplicate id, or an entry missing a field.
+    """
+    found: dict[str, Suite] = {}
+    for entry in tomllib.loads(text).get("suite", []):
+        try:
+            made = Suite(
+                str(entry["id"]),
+                tuple(entry["systems"]),
+                str(entry["description"]),
+                tuple(entry["scenarios"]),
+            )
+        except KeyError as missing:
+            raise ValueError(f"{SUITES_FILE}: a suite lacks {missing}") from None
+        if made.env_id in found:
+            raise ValueError(f"{SUITES_FILE}: duplicate suite id {made.env_id!r}")
+        found[made.env_id] = made
+    return found
+
+
+def check_suites(found: dict[str, Suite], system_names: Iterable[str], scenario_ids: Iterable[str]) -> None:
+    """Raise ValueError for an unknown system, a glob matching no scenario, or a scenario no suite serves."""
+    names, ids = set(system_names), sorted(scenario_ids)
+    for made in found.values():
+        unknown = sorted(set(made.systems) - names)
+        if unknown:
+            raise ValueError(f"{SUITES_FILE}: suite {made.env_id!r} names unknown systems {unknown}")
+        for pattern in made.scenarios:
+            if not any(fnmatch.fnmatchcase(sid, pattern) for sid in ids):
+                raise ValueError(f"{SUITES_FILE}: suite {made.env_id!r}: {pattern!r} matches no scenario")
+    orphans = [sid for sid in ids if not any(s.serves(sid) for s in found.values())]
+    if orphans:
+        raise ValueError(f"{SUITES_FILE}: no suite serves {orphans}")
+
+
+@cache
+def _declared_suites() -> dict[str, Suite]:
+    """The suites as ``scenarios/suites.toml`` declares them (read once; nothing else loaded)."""
+    return parse_suites(resources.files("enterprise_envs.scenarios").joinpath(SUITES_FILE).read_text("utf-8"))
+
+
+@cache
+def suites() -> dict[str, Suite]:
+    """Every suite, by Gym id, in file order, checked against the systems and scenarios found.
+
+    Registration reads the ids alone (:func:`_declared_suites`), so importing stays light.
+
+    Raises:
+        ValueError: See :func:`parse_suites` and :func:`check_suites`.
+    """
+    found = _declared_suites()
+    check_suites(found, systems(), scenarios())
+    return found
+
+
 def suite(env_id: str) -> Suite:
     """The suite behind a Gym id (namespaced or not)."""
     name = env_id.split("/", 1)[-1].split(":", 1)[-1]
-    for candidate in SUITES:
-        if candidate.env_id == name:
+    found = suites().get(name)
+    if found is None:
+        raise KeyError(f"unknown env id {env_id!r}")
+    return found
+
+
+def suite_serving(scenario_id: str) -> Suite:
+    """The first suite (in file order) that serves a scenario: where its episodes are played."""
+    for candidate in suites().values():
+        if candidate.serves(scenario_id):
             return candidate
-    raise KeyError(f"unknown env id {env_id!r}")
+    raise KeyError(f"no suite serves scenario {scenario_id!r}")
 
 
-def select(systems_of_suite: Iterable[str], spec: str | Iterable[str] | None = None) -> list[Scenario]:
-    """Scenarios of a suite chosen by id, tag or a list of either (None: all), sorted by id.
+def select(suite_: Suite | None, spec: str | Iterable[str] | None = None) -> list[Scenario]:
+    """Scenarios of a suite (None: of every suite) by id, tag or a list of either, sorted by id.
+
+    ``spec`` None selects all of them.
 
     Raises:
         ScenarioError: The selection names nothing.
     """
-    pool = {
-        sid: s for sid, s in scenarios().items() if any(system in s.systems for system in systems_of_suite)
-    }
+    served = [suite_] if suite_ is not None else list(suites().values())
+    pool = {sid: s for sid, s in scenarios().items() if any(entry.serves(sid) for entry in served)}
     if spec is None:
         chosen = list(pool.values())
     else:
@@ -96,7 +177,7 @@ def select(systems_of_suite: Iterable[str], spec: str | Iterable[str] | None = N
 
 def register_envs() -> None:
     """Register every suite with Gymnasium, plain and namespaced; safe to call repeatedly."""
-    for entry in SUITES:
+    for entry in _declared_suites().values():
         for env_id in (entry.env_id, f"{NAMESPACE}/{entry.env_id}"):
             if env_id not in gymnasium.registry:
                 gymnasium.register(

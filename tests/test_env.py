@@ -21,8 +21,8 @@ from enterprise_envs.agents import OracleAgent, play_episode
 from tests.strategies import ANY_JSON, examples
 
 ROOT = Path(__file__).resolve().parents[1]
-ENV_IDS = [suite.env_id for suite in registry.SUITES] + [
-    f"{registry.NAMESPACE}/{s.env_id}" for s in registry.SUITES
+ENV_IDS = [suite.env_id for suite in registry.suites().values()] + [
+    f"{registry.NAMESPACE}/{s.env_id}" for s in registry.suites().values()
 ]
 
 

@@ -559,7 +559,7 @@ class Hub:
             self.quotas.check_size(options.world_size or found.world_size)
             self.check_quota(owner)
         env = EnterpriseEnv(
-            suite=suite_of(found.systems[0]),
+            suite=registry.suite_serving(found.id).env_id,
             scenario=scenario,
             surface=options.surface,
             user=options.user,
@@ -621,16 +621,6 @@ class Hub:
 def new_id(prefix: str) -> str:
     """A fresh env id (random: ids name envs, they never seed anything)."""
     return f"{prefix}-{secrets.token_hex(6)}"
-
-
-def suite_of(system: str) -> str:
-    """The Gym id whose suite serves a system's scenarios."""
-    from enterprise_envs import registry
-
-    for suite in registry.SUITES:
-        if system in suite.systems:
-            return suite.env_id
-    raise ValueError(f"no suite serves system {system!r}")
 
 
 _default_hub: Hub | None = None

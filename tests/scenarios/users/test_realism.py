@@ -101,7 +101,7 @@ def personas():
 
     env = gymnasium.make("ITSM-v0", persona_variants=False)
     found = {}
-    for scenario in registry.select(["itsm"], None):
+    for scenario in registry.select(registry.suite("ITSM-v0"), None):
         env.reset(seed=0, options={"scenario": scenario.id})
         found[scenario.id] = env.unwrapped.instance.persona
     env.close()
