@@ -35,6 +35,7 @@ from enterprise_envs.mocks.itsm.services.change import (
     REJECTED,
     REQUESTED,
 )
+from enterprise_envs.mocks.itsm.services.common import priority_for
 from enterprise_envs.mocks.itsm.tables import behaviour_rules
 
 #: The service-desk agent the Gym agent acts as (roles ``itil``, member of Service Desk).
@@ -86,7 +87,6 @@ _TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 _DATE_FORMAT = "%Y-%m-%d"
 
 _RULES = behaviour_rules()
-_PRIORITY_MATRIX: dict[str, str] = dict(_RULES["incident"]["priority"]["matrix"])
 _INCIDENT_CLOSE_CODES: tuple[str, ...] = tuple(_RULES["incident"]["close_code_current"])
 _CHANGE_FLOWS: dict[str, list[str]] = {
     kind: list(states) for kind, states in _RULES["change_request"]["flows"].items()
@@ -228,11 +228,6 @@ def _fmt(ts: int) -> str:
 def _fmt_date(ts: int) -> str:
     """A UNIX time as a date (``YYYY-MM-DD``)."""
     return time.strftime(_DATE_FORMAT, time.gmtime(ts))
-
-
-def _priority(impact: str, urgency: str) -> str:
-    """Priority from the vendor's impact x urgency lookup."""
-    return _PRIORITY_MATRIX[f"{impact},{urgency}"]
 
 
 def _ascii_lower(text: str) -> str:
@@ -1137,7 +1132,7 @@ def _plan_change(
         "risk": str(template["risk"]),
         "impact": impact,
         "urgency": urgency,
-        "priority": min(_priority(impact, urgency), "4"),
+        "priority": min(priority_for(impact, urgency), "4"),
         "category": str(template["category"]),
         "assignment_group": _group_id(world, group) if assigned else "",
         "assigned_to": assignee.sys_id if assignee else "",
@@ -1361,7 +1356,7 @@ def _plan_problem(world: _World, template: Mapping[str, object], state: str) -> 
         "opened_at": _fmt(opened),
         "impact": impact,
         "urgency": urgency,
-        "priority": _priority(impact, urgency),
+        "priority": priority_for(impact, urgency),
         "known_error": "false",
         "sys_class_name": "problem",
     }
@@ -1522,7 +1517,7 @@ def _plan_incident(world: _World, plan: _IncidentPlan, topic: int, state: str, c
     """One incident from the symptom template at index ``topic`` (text citing its number comes later)."""
     rng, template = world.rng, bank.SYMPTOMS[topic]
     impact, urgency = _impact_urgency(world, template, caller)
-    priority = _priority(impact, urgency)
+    priority = priority_for(impact, urgency)
     opened, resolved, closed = _incident_times(world, state, priority)
     group = str(template["group"])
     assignee = None if state == "1" and rng.random() < 0.5 else _member_of(world, group)
