@@ -36,8 +36,8 @@ from enterprise_envs.verifiers.expectations import (
     load_expectation,
 )
 from enterprise_envs.verifiers.policy import Episode, Policy, Said
+from enterprise_envs.verifiers.templates import TEMPLATE
 
-_TEMPLATE = re.compile(r"\{\{\s*([A-Za-z0-9_.\-]+)\s*\}\}")
 _RECORD_NUMBER = re.compile(r"\b(?:INC|PRB|CHG|REQ|RITM|KB)\d{7}\b")
 
 
@@ -175,7 +175,7 @@ def sql_with_binds(where: str, params: Mapping[str, Any]) -> tuple[str, tuple[st
         values.append(str(bind_params("{{" + match.group(1) + "}}", params)))
         return "?"
 
-    return _TEMPLATE.sub(bind, where), tuple(values)
+    return TEMPLATE.sub(bind, where), tuple(values)
 
 
 def draw_instance(

@@ -6,7 +6,6 @@ file; there is no hand-edited list. Duplicate ids raise.
 
 from __future__ import annotations
 
-import re
 import tomllib
 from collections.abc import Iterable
 from functools import cache
@@ -19,8 +18,7 @@ from pydantic import ValidationError
 from enterprise_envs.scenarios.format import FACTS, Scenario, ScenarioError
 from enterprise_envs.scenarios.users.acts import occurs
 from enterprise_envs.verifiers.policy import Policy
-
-_TEMPLATE = re.compile(r"\{\{\s*([A-Za-z0-9_\-]+)[A-Za-z0-9_.\-]*\s*\}\}")
+from enterprise_envs.verifiers.templates import TEMPLATE, template_roots
 
 
 def parse_scenario(text: str, source: str = "<string>") -> Scenario:
@@ -55,7 +53,7 @@ def _check_opening(scenario: Scenario, source: str) -> None:
         if not isinstance(fact, dict) or fact.get("disclosure") == "opening":
             continue
         value = str(fact.get("value", ""))
-        if value.strip() and not _TEMPLATE.search(value) and occurs(value, opening):
+        if value.strip() and not TEMPLATE.search(value) and occurs(value, opening):
             raise ScenarioError(
                 f"{source}: the opening says fact {fact.get('key')!r} ({value!r}), whose disclosure is "
                 f"{fact.get('disclosure', 'on_ask')!r}: write {{{{{fact.get('key')}}}}} there and make it "
@@ -125,7 +123,7 @@ def saved_names(scenario: Scenario) -> set[str]:
 
 def _template_roots(data: Any) -> Iterable[str]:
     if isinstance(data, str):
-        yield from _TEMPLATE.findall(data)
+        yield from template_roots(data)
     elif isinstance(data, dict):
         for value in data.values():
             yield from _template_roots(value)

@@ -38,10 +38,10 @@ from pydantic import (
 )
 
 from enterprise_envs.mocks._core.schema import Catalog
+from enterprise_envs.verifiers.templates import TEMPLATE
 
 Op = Literal["insert", "update", "delete"]
 _ID = r"^[a-z_][a-z0-9_]*$"
-_PARAM = re.compile(r"\{\{\s*([A-Za-z0-9_.\-]+)\s*\}\}")
 _FLAGS = frozenset({"nonempty", "empty", "changed", "unchanged"})
 _ENTRY_REF = re.compile(r"^\$([a-z_][a-z0-9_]*)(?:\.([a-z_][a-z0-9_]*))?$")
 
@@ -379,10 +379,10 @@ def bind_params(data: Any, params: Mapping[str, Any], leave: Collection[str] = (
     if isinstance(data, str):
         if "{{" not in data:
             return data
-        whole = _PARAM.fullmatch(data.strip())
+        whole = TEMPLATE.fullmatch(data.strip())
         if whole and whole.group(1).split(".")[0] not in leave:
             return _text(_lookup(params, whole.group(1)))
-        return _PARAM.sub(lambda match: _substitute(match, params, leave), data)
+        return TEMPLATE.sub(lambda match: _substitute(match, params, leave), data)
     if isinstance(data, list):
         return [bind_params(item, params, leave) for item in data]
     if isinstance(data, dict):

@@ -15,6 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from enterprise_envs.verifiers.templates import FACT_KEY, FACT_PLACEHOLDER
+
 #: The few user-visible outcomes a scenario declares, computed from state each turn
 #: ("my incident is resolved": True). The simulator's only window on the environment.
 UserView = Mapping[str, bool]
@@ -75,7 +77,7 @@ class Fact(_Strict):
         decides: Change entry ids it decides: their write must come after the user told it.
     """
 
-    key: str = Field(pattern=r"^[a-z_][a-z0-9_]*$")
+    key: str = Field(pattern=f"^{FACT_KEY}$")
     value: str
     asked_by: list[str] = Field(default_factory=list)
     disclosure: Disclosure = Disclosure.ON_ASK
@@ -98,7 +100,7 @@ class Fact(_Strict):
 class Unknown(_Strict):
     """Something the user explicitly does not know (they say so instead of inventing)."""
 
-    key: str = Field(pattern=r"^[a-z_][a-z0-9_]*$")
+    key: str = Field(pattern=f"^{FACT_KEY}$")
     asked_by: list[str]
     reply: str | None = None
 
@@ -108,7 +110,7 @@ class Unknown(_Strict):
 class Refusal(_Strict):
     """A request the user refuses (passwords, MFA codes, someone else's data)."""
 
-    key: str = Field(pattern=r"^[a-z_][a-z0-9_]*$")
+    key: str = Field(pattern=f"^{FACT_KEY}$")
     asked_by: list[str]
     reply: str | None = None
     patience_cost: int = Field(1, ge=0)
@@ -122,7 +124,7 @@ class StepOutcome(_Strict):
     The report is read from the UserView (``view`` key), never invented.
     """
 
-    key: str = Field(pattern=r"^[a-z_][a-z0-9_]*$")
+    key: str = Field(pattern=f"^{FACT_KEY}$")
     asked_by: list[str] = Field(description="Patterns recognizing the instruction (e.g. 'restart|reboot').")
     view: str = Field(description="UserView key telling whether trying the step helped.")
     when_true: str
@@ -224,7 +226,7 @@ class Persona(_Strict):
         if duplicates:
             raise ValueError(f"duplicate keys: {duplicates}")
         facts = {fact.key: fact for fact in self.facts}
-        for key in re.findall(r"\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}", self.opening):
+        for key in FACT_PLACEHOLDER.findall(self.opening):
             if key not in facts:
                 raise ValueError(f"opening mentions unknown fact {key!r}")
             if facts[key].disclosure is not Disclosure.OPENING:

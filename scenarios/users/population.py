@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from enterprise_envs.scenarios.users.acts import value_pattern
 from enterprise_envs.scenarios.users.persona import Fact, Patience, Persona, Register, Style
 from enterprise_envs.scenarios.users.templates import FACT_PHRASINGS, fill, label
+from enterprise_envs.verifiers.templates import FACT_PLACEHOLDER
 
 __all__ = [
     "ALL_VARIANTS",
@@ -193,7 +194,6 @@ _PLEASANTRY = re.compile(
     r"could\s+you\s+(?:please\s+)?help|please\s+help|i\s+hope)\b",
     re.IGNORECASE,
 )
-_PLACEHOLDER = re.compile(r"\{\{\s*[a-z_][a-z0-9_]*\s*\}\}")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 _CONTRACTIONS = (
@@ -245,7 +245,7 @@ _QUOTED = re.compile(r"\"[^\"\n]*\"|(?<!\w)'(?:[^'\n]|'(?=\w))*'(?!\w)")
 
 def _protected_spans(text: str, persona: Persona) -> list[tuple[int, int]]:
     """Spans the rewrite must not touch: placeholders, fact values and quoted text."""
-    spans = [match.span() for match in _PLACEHOLDER.finditer(text)]
+    spans = [match.span() for match in FACT_PLACEHOLDER.finditer(text)]
     spans += [match.span() for match in _QUOTED.finditer(text)]
     for fact in persona.facts:
         pattern = value_pattern(fact.value)
@@ -294,7 +294,7 @@ def _sentences(text: str) -> list[str]:
 
 def _without_pleasantries(text: str) -> str:
     sentences = _sentences(text)
-    kept = [s for s in sentences if not _PLEASANTRY.match(s) or _PLACEHOLDER.search(s)]
+    kept = [s for s in sentences if not _PLEASANTRY.match(s) or FACT_PLACEHOLDER.search(s)]
     return " ".join(kept or sentences)
 
 
@@ -307,7 +307,7 @@ def _essential(text: str, values: tuple[str, ...] = ()) -> str:
     keep = [
         s
         for s in sentences
-        if _PLACEHOLDER.search(s) or any(p.search(s) for p in patterns) or s.rstrip().endswith("?")
+        if FACT_PLACEHOLDER.search(s) or any(p.search(s) for p in patterns) or s.rstrip().endswith("?")
     ]
     chosen = [s for s in sentences if s is substantive[0] or s in keep]
     return " ".join(chosen)
@@ -542,7 +542,7 @@ def _frame(body: str, lead: str, aside: str, tail: str, aside_first: bool) -> st
 
 def _keeps_content(persona: Persona, original: str, rewritten: str) -> bool:
     """Whether a rewrite keeps every placeholder and adds no digit and no fact value."""
-    if Counter(_PLACEHOLDER.findall(rewritten)) != Counter(_PLACEHOLDER.findall(original)):
+    if Counter(FACT_PLACEHOLDER.findall(rewritten)) != Counter(FACT_PLACEHOLDER.findall(original)):
         return False
     if not set(re.findall(r"\d+", rewritten)) <= set(re.findall(r"\d+", original)):
         return False

@@ -112,6 +112,7 @@ from enterprise_envs.scenarios.users.templates import (
     register_for,
 )
 from enterprise_envs.scenarios.users.turns import AgentAct, Message, Terminal, UserIntent, UserTurn
+from enterprise_envs.verifiers.templates import FACT_PLACEHOLDER
 
 __all__ = [
     "NEVER_FACT_COST",
@@ -131,7 +132,6 @@ NEVER_FACT_COST: int = Refusal.model_fields["patience_cost"].default
 _GOAL_FALLBACK = "I still need help with the problem I described."
 _OPENING_GOAL_FALLBACK = "I need some help with a problem."
 
-_OPENING_PLACEHOLDER = re.compile(r"\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}")
 _ENDS_SENTENCE = re.compile(r"[.!?\u2026]['\")\]]*$")
 
 
@@ -556,20 +556,20 @@ def opening(persona: Persona, seed: int, hist: History | None = None) -> UserTur
             fact = persona.fact(match.group(1))
             return fact.value if fact is not None else match.group(0)
 
-        return _OPENING_PLACEHOLDER.sub(value, sentence)
+        return FACT_PLACEHOLDER.sub(value, sentence)
 
     def usable(sentence: str) -> bool:
-        keys = _OPENING_PLACEHOLDER.findall(sentence)
+        keys = FACT_PLACEHOLDER.findall(sentence)
         return all(_opening_allows(persona, key) for key in keys) and not any(
             occurs(value, sentence) for value in blocked
         )
 
     if usable(persona.opening):
         text = fill_facts(persona.opening)
-        filled_keys = _OPENING_PLACEHOLDER.findall(persona.opening)
+        filled_keys = FACT_PLACEHOLDER.findall(persona.opening)
     else:
         kept = [sentence for sentence in sentences(persona.opening) if usable(sentence)]
-        filled_keys = [key for sentence in kept for key in _OPENING_PLACEHOLDER.findall(sentence)]
+        filled_keys = [key for sentence in kept for key in FACT_PLACEHOLDER.findall(sentence)]
         text = " ".join(fill_facts(sentence) for sentence in kept)
     if not text.strip():
         register = persona.style.wording
