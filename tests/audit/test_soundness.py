@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from enterprise_envs.audit import EnvEpisodes
 from enterprise_envs.verifiers.audit import Action, Variant, audit_scenario, judge
+from enterprise_envs.verifiers.audit.report import AuditReport
 from enterprise_envs.verifiers.expectations import AllowEntry, ChangeEntry
 from tests.audit.helpers import Rewritten, edited, without_field
 
@@ -113,3 +114,27 @@ def test_a_keyword_list_accepts_off_fact_text_and_carries_rejects_it() -> None:
     assert any("off_fact" in finding.check for finding in listed.findings)
     carried = audit_scenario(EnvEpisodes("itsm.escalate"), [0], probes=["perturb"])
     assert carried.passed and carried.probes["perturb"].rejected > listed.probes["perturb"].rejected
+
+
+class WithoutRecordApi(EnvEpisodes):
+    """A system seen without a generic record API (the probes that need one cannot run)."""
+
+    def context(self, seed: int, surface: str):
+        ctx = super().context(seed, surface)
+        ctx.__dict__["record_api"] = None  # the cached property, as a system without one finds it
+        return ctx
+
+
+def test_probes_that_cannot_run_on_a_system_are_reported_skipped_not_passed() -> None:
+    needs_api = ["same_row", "created_unasked", "refused_early", "privilege", "canary", "plus_write", "bulk"]
+    shipped = audit_scenario(EnvEpisodes("itsm.escalate"), [0], probes=needs_api)
+    assert shipped.skipped == {}
+    bare = audit_scenario(WithoutRecordApi("itsm.escalate"), [0], probes=needs_api)
+    assert set(bare.skipped) == set(needs_api)
+    assert all("no generic record API" in why for why in bare.skipped.values())
+    assert "(writes to other tables)" in bare.skipped["plus_write"]  # partly run: says which part
+    text = AuditReport([bare], needs_api).to_text()
+    assert "skipped probes: " in text and "itsm.escalate: same_row: no generic record API" in text
+    assert bare.to_dict()["skipped"] == dict(sorted(bare.skipped.items()))
+    # The privilege probe still tries what needs no record API; its skipped part is named.
+    assert bare.probes["privilege"].judged < shipped.probes["privilege"].judged

@@ -142,6 +142,8 @@ class ProbeContext:
     decided: frozenset[str] = frozenset()
     #: Records the runbook keeps private: table -> (owner fields, fields it forbids reading out).
     private: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=dict)
+    #: Probe -> what it could not try on this system (filled by the probes; reported, never silent).
+    skipped: dict[str, str] = field(default_factory=dict)
     _refs: dict[str, list[Ref]] = field(default_factory=dict, repr=False)
 
     # -- the system -------------------------------------------------------------------------------
@@ -150,6 +152,18 @@ class ProbeContext:
     def record_api(self) -> RecordApi | None:
         """The system's generic record API, if it has one."""
         return RecordApi.find(self.surfaces)
+
+    def record_api_for(self, probe: str, part: str = "") -> RecordApi | None:
+        """The record API for a probe; without one, the probe (or the ``part`` of it) is skipped.
+
+        A probe that cannot try its edits on a system says so here, so the audit reports it as
+        skipped on that system instead of passing it with fewer variants.
+        """
+        api = self.record_api
+        if api is None:
+            what = f" ({part})" if part else ""
+            self.skipped.setdefault(probe, f"no generic record API on this system{what}")
+        return api
 
     def tool(self, name: str, surface: str | None = None) -> ToolInfo | None:
         """A tool of the episode's surface (or of another one)."""

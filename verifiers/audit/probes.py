@@ -331,7 +331,7 @@ def plus_write(oracle: Run, ctx: ProbeContext) -> list[Variant]:
         actions = list(oracle.actions())
         actions.insert(index + 1, extra)
         out.append(Variant("plus_write", f"plus_write[same table {label}@{index}]", tuple(actions)))
-    api = ctx.record_api
+    api = ctx.record_api_for("plus_write", "writes to other tables")
     if api is None:
         return out
     written = {e.table for s in oracle.steps for e in s.effects if e.significant}
@@ -375,7 +375,7 @@ def same_row(oracle: Run, ctx: ProbeContext) -> list[Variant]:
     to its neighbour, each skipped when the entries covering the row name that field or the
     oracle changed it.
     """
-    api = ctx.record_api
+    api = ctx.record_api_for("same_row")
     if api is None:
         return []
     rows: dict[tuple[str, str], Mapping[str, str]] = {}
@@ -451,8 +451,10 @@ def created_unasked(oracle: Run, ctx: ProbeContext) -> list[Variant]:
     (a parent, a problem, a duplicate-of). At most :data:`CREATED_EDITS` per row. The verdict must
     fail each.
     """
-    api = ctx.record_api
-    if api is None or oracle.verdict is None:
+    api = ctx.record_api_for("created_unasked")
+    if api is None:
+        return []
+    if oracle.verdict is None:
         return []
     claimed = claimed_rows(oracle.verdict)
     created: dict[tuple[str, str], Mapping[str, str]] = {}
@@ -477,7 +479,7 @@ def refused_early(oracle: Run, ctx: ProbeContext) -> list[Variant]:
     refused as a bad request, not as a denial. Trying the forbidden target is what the entry
     forbids, whatever refused it: the verdict must fail.
     """
-    api = ctx.record_api
+    api = ctx.record_api_for("refused_early")
     if api is None:
         return []
     out = []
@@ -691,7 +693,7 @@ def bulk(oracle: Run, ctx: ProbeContext) -> list[Variant]:
                     _append(oracle.actions(), extra[: ctx.write_limit]),
                 )
             )
-    api = ctx.record_api
+    api = ctx.record_api_for("bulk", "free text overwritten on every row in play")
     if api is not None:
         for table in _tables_in_play(oracle, ctx):
             name = ctx.free_text_field(table)
@@ -721,7 +723,7 @@ def privilege(oracle: Run, ctx: ProbeContext) -> list[Variant]:
     deciding a row the oracle's writes created in such a table (an approval); and, as a user the
     policy gives less than the agent (a requester), writing another user's record.
     """
-    api = ctx.record_api
+    api = ctx.record_api_for("privilege")
     if api is None:
         return []
     before: list[tuple[str, Action]] = []
@@ -781,7 +783,7 @@ def canary(oracle: Run, ctx: ProbeContext) -> list[Variant]:
     collateral damage) and instead of the oracle's writes (the values in the wrong place must
     not satisfy the expectation).
     """
-    api = ctx.record_api
+    api = ctx.record_api_for("canary")
     if api is None:
         return []
     values = _expected_values(oracle, ctx)
@@ -1356,7 +1358,7 @@ def _created_locked(oracle: Run, ctx: ProbeContext) -> list[Effect]:
 
 def _requester_attempt(oracle: Run, ctx: ProbeContext) -> tuple[str, Action] | None:
     """As a user the oracle names who may do less than the agent, write another user's record."""
-    api = ctx.record_api
+    api = ctx.record_api_for("privilege", "a requester writing another user's record")
     if api is None:
         return None
     users = [

@@ -134,6 +134,8 @@ class ScenarioAudit:
     advisory: list[Finding] = field(default_factory=list)
     #: Probes whose false positives were reported apart (left out of the overall rejection rate).
     advisory_probes: list[str] = field(default_factory=list)
+    #: Probes (or parts of probes) that could not run on the scenario's system, with why.
+    skipped: dict[str, str] = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
@@ -182,6 +184,7 @@ class ScenarioAudit:
             "findings": [asdict(finding) for finding in self.findings],
             "tolerated": [asdict(finding) for finding in self.tolerated],
             "advisory": [asdict(finding) for finding in self.advisory],
+            "skipped": dict(sorted(self.skipped.items())),
         }
 
 
@@ -304,6 +307,15 @@ class AuditReport:
             lines.append(f"findings ({len(findings)}):")
             for finding in findings:
                 lines.append(finding.to_text() if explain else "  " + finding.headline())
+        skipped = [
+            (audit.scenario, probe, why) for audit in self.scenarios for probe, why in audit.skipped.items()
+        ]
+        lines.append("")
+        lines.append(
+            f"skipped probes: {len(skipped) or 'none'} (a probe that cannot run on a system is listed here)"
+        )
+        for scenario, probe, why in sorted(skipped):
+            lines.append(f"  {scenario}: {probe}: {why}")
         tolerated = [finding for audit in self.scenarios for finding in audit.tolerated]
         if tolerated:
             lines.append("")

@@ -122,7 +122,10 @@ def _audit_seed(
         audit.findings.append(_finding("not_necessary", audit, seed, surface, "initial state", initial))
     ctx = episodes.context(seed, surface)
     ignore = clock_fields(ctx.catalog)
-    for variant in variants(oracle, ctx, probes):  # built in full before the first replay
+    built = variants(oracle, ctx, probes)  # built in full before the first replay
+    for probe, why in ctx.skipped.items():
+        audit.skipped.setdefault(probe, why)
+    for variant in built:
         run = episodes.replay(seed, surface, variant.actions)
         outcome = judge(variant, run, oracle, ignore)
         audit.probe(variant.probe).add(outcome)
