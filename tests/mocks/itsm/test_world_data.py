@@ -1,11 +1,13 @@
-"""Invariants of the ITSM world text bank (mocks/itsm/world_data.py)."""
+"""Invariants of the ITSM world text bank (mocks/itsm/world_data/: JSON files and their loader)."""
 
 import ast
 import inspect
 import itertools
+import json
 import re
 import string
 from collections.abc import Iterator
+from importlib.resources import files
 
 import pytest
 
@@ -61,7 +63,8 @@ SAMPLE_JOURNAL = {"caller_first_name": "Alexandra", "group": "Change Advisory Bo
 # --------------------------------------------------------------------------- module hygiene
 
 
-def test_module_imports_only_typing_and_dataclasses() -> None:
+def test_loader_imports_only_the_standard_library() -> None:
+    # The bank is data: loading it must not pull in the builder or anything with side effects.
     tree = ast.parse(inspect.getsource(wd))
     imported = set()
     for node in ast.walk(tree):
@@ -69,7 +72,16 @@ def test_module_imports_only_typing_and_dataclasses() -> None:
             imported |= {alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom):
             imported.add((node.module or "").split(".")[0])
-    assert imported <= {"typing", "dataclasses", "__future__"}
+    assert imported <= {"typing", "json", "importlib", "__future__"}
+
+
+def test_every_bank_in_the_data_files_is_loaded() -> None:
+    # A bank in a shipped data file that the loader never reads would be silently unused.
+    shipped = [p for p in files(wd.__name__).iterdir() if p.name.endswith(".json")]
+    assert len(shipped) == 8
+    for path in shipped:
+        for key in json.loads(path.read_text(encoding="utf-8")):
+            assert getattr(wd, key.upper()) is not None, (path.name, key)
 
 
 def test_module_has_docstring() -> None:
