@@ -766,3 +766,35 @@ def test_the_memory_metrics_are_reported_with_their_findings() -> None:
         assert name in report.rates() and name in data["metrics"] and name in text
     assert {"missing_correction", "false_correction", "say_no"} <= {f.metric for f in report.findings}
     assert report.integrity_ok()  # behaviour, not integrity: the exit status does not depend on them
+
+
+def test_the_report_rows_json_keys_and_integrity_come_from_the_registry() -> None:
+    report = fidelity_report([LEAKY, CLEAN], with_diversity=False)
+    names = [metric.name for metric in fm.METRICS]
+    assert len(set(names)) == len(names)
+    assert list(report.rates()) == names
+    assert list(report.to_dict()["metrics"]) == names
+    table = report.to_text().split("\n\n")[0].splitlines()[3:]  # after the title and the header
+    assert [row.split()[0] for row in table] == names
+    assert tuple(metric.name for metric in fm.METRICS if metric.integrity) == fm.INTEGRITY_METRICS
+    for metric in fm.METRICS:
+        assert getattr(report, metric.name) == report.rates()[metric.name]
+        assert metric.definition and "\n" not in metric.definition
+        hit = fm.FidelityReport(conversations=1, user_turns=1, metrics={metric.name: Ratio(1, 1)})
+        # a hit fails the report exactly when the metric is an integrity metric, and is flagged
+        assert hit.integrity_ok() is not metric.integrity
+        assert hit.to_dict()["integrity_ok"] is not metric.integrity
+        row = next(line for line in hit.to_text().splitlines() if line.startswith(metric.name + " "))
+        assert row.endswith("FAIL") is metric.integrity
+    with pytest.raises(AttributeError):
+        _ = report.no_such_metric
+
+
+def test_the_docs_table_lists_the_registry() -> None:
+    from pathlib import Path
+
+    docs = (Path(__file__).parents[3] / "docs" / "users.md").read_text(encoding="utf-8")
+    section = docs.split("## Fidelity metrics", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split("|") for line in section.splitlines() if line.startswith("| `")]
+    listed = {cells[1].strip().strip("`"): cells[2].strip() == "yes" for cells in rows}
+    assert listed == {metric.name: metric.integrity for metric in fm.METRICS}
