@@ -90,3 +90,21 @@ def test_fidelity_redraws_the_personas_of_a_whole_suite_run(tmp_path: Path) -> N
         # The re-drawn persona is the one that was played: its first message is the opening.
         assert transcript.messages[0].text == record["messages"][1]["content"]
         assert transcript.persona.variant == record["persona_variant"]
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly() -> None:
+    """`enterprise-envs list | head -1`: the closed pipe ends the command without a traceback."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, time; time.sleep(1.0); from enterprise_envs.cli import main; sys.exit(main(['list']))"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    process.stdout.close()  # the reader leaves before the command writes
+    _, errors = process.communicate(timeout=60)
+    assert process.returncode == 1 and b"Traceback" not in errors, errors.decode()

@@ -17,8 +17,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from enterprise_envs.verifiers.templates import FACT_KEY, FACT_PLACEHOLDER
 
-#: The few user-visible outcomes a scenario declares, computed from state each turn
-#: ("my incident is resolved": True). The simulator's only window on the environment.
+#: The few outcomes a scenario declares that the user can tell on its own ("I was told my ticket
+#: number": True), computed each turn from the notifications its person got and the conversation,
+#: never from other state (observational closure). The simulator's only window on the environment.
 UserView = Mapping[str, bool]
 
 
