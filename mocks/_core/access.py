@@ -16,22 +16,25 @@ class Identity:
 
     Attributes:
         user_sys_id: The caller's user record.
-        user_name: Login name (written to sys_created_by / sys_updated_by).
-        roles: Role names; ``admin`` passes every role check.
+        user_name: Login name (written to the records' audit fields).
+        roles: Role names.
+        superuser: Holds every role: the system's own rule, set by the system when it builds
+            the identity (ServiceNow's ``admin`` does; another vendor may have none).
     """
 
     user_sys_id: str
     user_name: str
     roles: frozenset[str]
+    superuser: bool = False
 
     @classmethod
-    def of(cls, user_sys_id: str, user_name: str, roles: Iterable[str]) -> Identity:
+    def of(cls, user_sys_id: str, user_name: str, roles: Iterable[str], superuser: bool = False) -> Identity:
         """Build an identity from any iterable of role names."""
-        return cls(user_sys_id, user_name, frozenset(roles))
+        return cls(user_sys_id, user_name, frozenset(roles), superuser)
 
     def has_role(self, *roles: str) -> bool:
-        """True if the identity holds any of ``roles`` (admin holds them all)."""
-        return "admin" in self.roles or any(role in self.roles for role in roles)
+        """True if the identity holds any of ``roles`` (a superuser holds them all)."""
+        return self.superuser or any(role in self.roles for role in roles)
 
 
 class Operation(enum.Enum):

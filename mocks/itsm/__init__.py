@@ -53,9 +53,9 @@ def _user_identity(store: Store, user_name: str) -> Identity | None:
 
 
 def identity_of(user: dict[str, str]) -> Identity:
-    """The identity a sys_user row acts as (roles from its ``roles`` field)."""
+    """The identity a sys_user row acts as (roles from its ``roles`` field; ``admin`` holds all)."""
     roles = [role.strip() for role in user["roles"].split(",") if role.strip()]
-    return Identity.of(user["sys_id"], user["user_name"], roles)
+    return Identity.of(user["sys_id"], user["user_name"], roles, superuser="admin" in roles)
 
 
 def _build_world(build) -> None:  # noqa: ANN001  (WorldBuild; imported lazily to keep import light)
