@@ -38,8 +38,6 @@ from enterprise_envs.verifiers.expectations import (
 from enterprise_envs.verifiers.policy import Episode, Policy, Said
 from enterprise_envs.verifiers.templates import TEMPLATE
 
-_RECORD_NUMBER = re.compile(r"\b(?:INC|PRB|CHG|REQ|RITM|KB)\d{7}\b")
-
 
 @dataclass
 class ScenarioInstance:
@@ -55,7 +53,8 @@ class ScenarioInstance:
         policy: The system's runbook rules with the scenario's additions (bound).
         person: The key of the world's person the user is (whose notifications they get).
         situation: ``situation`` view keys, read when the instance was drawn.
-        prefixes: Table -> record-number prefix, for ``told_record`` checks without events.
+        prefixes: Table -> record-number prefix of every numbered table of the system (what a
+            record number looks like: ``told_record`` checks without events, canaries).
     """
 
     scenario: Scenario
@@ -147,12 +146,21 @@ class ScenarioInstance:
         for solution in self.scenario.solutions:
             for step in solution.steps:
                 text = json.dumps(bind_params(step.arguments, self.params, leave=saved), ensure_ascii=False)
-                found.update(_RECORD_NUMBER.findall(text))
+                found.update(self._record_numbers(text))
         for entry in self.expectation.change:
             for _, predicate in entry.predicates():
-                if predicate.equals and _RECORD_NUMBER.fullmatch(predicate.equals):
+                if predicate.equals and self._record_numbers(predicate.equals) == [predicate.equals]:
                     found.add(predicate.equals)
         return tuple(sorted(found - facts))
+
+    def _record_numbers(self, text: str) -> list[str]:
+        """The system's record numbers written in ``text``, as written."""
+        known = {prefix.upper() for prefix in self.prefixes.values() if prefix}
+        return [
+            match.group(0)
+            for match in NUMBER_IN_TEXT.finditer(text)
+            if match.group(1).upper() in known and match.group(0) == match.group(1) + match.group(2)
+        ]
 
     def solution(self, surface: str) -> Solution:
         """The oracle's solution for a surface (the first declared on it, else the first at all)."""
@@ -269,11 +277,7 @@ def draw_instance(
         if check.kind == "situation"
     }
     catalog = backend.system.catalog
-    prefixes = {
-        check.table: catalog[check.table].number_prefix or ""
-        for check in scenario.view.values()
-        if check.kind == "told_record" and check.table in catalog
-    }
+    prefixes = {table: spec.number_prefix for table, spec in catalog.items() if spec.number_prefix}
     backend.mark_start()
     return ScenarioInstance(
         scenario, seed, params, persona, expectation, faults, policy, person, situation, prefixes
