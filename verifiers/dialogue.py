@@ -563,6 +563,12 @@ def refuses(text: str) -> bool:
 NUMBER = re.compile(r"([a-z]{2,5})[\W_]{0,3}(\d{7})", re.IGNORECASE)
 #: A record number inside text, in any form people type (INC-0010041, inc 0010041, #INC0010041).
 NUMBER_IN_TEXT = re.compile(r"(?<![^\W_])([a-z]{2,5})[ \t\-_#:.]{0,3}(\d{7})(?![^\W_])", re.IGNORECASE)
+
+
+def written_numbers(text: str) -> list[str]:
+    """Record numbers written plainly in ``text`` (``INC0010041``: the letters, then the digits)."""
+    return [match.group(0) for match in NUMBER_IN_TEXT.finditer(text) if match.end(1) == match.start(2)]
+
 #: Spellings of one word that a value may be written in ("Canceled", "cancelled").
 _SPELLINGS = {"canceled": "cancell?ed", "cancelled": "cancell?ed"}
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from enterprise_envs.mocks._core.schema import Catalog, FieldSpec, TableSpec
 from enterprise_envs.verifiers.audit.trace import Action
+from enterprise_envs.verifiers.dialogue import NUMBER, written_numbers
 from enterprise_envs.verifiers.expectations import Expectation
 
 Row = Mapping[str, str]
@@ -25,7 +26,6 @@ Select = Callable[[str, str, Sequence[str], "int | None"], list[dict[str, str]]]
 Allowed = Callable[[str, str, "Row | None", Mapping[str, str], "str | None"], bool]
 
 _SYS_ID = re.compile(r"^[0-9a-f]{32}$")
-_NUMBER = re.compile(r"^([A-Za-z]{2,5})(\d{7})$")
 #: Fields that name a row besides its key, number and display field (logins, addresses).
 LOGIN_FIELDS = ("user_name", "email")
 #: Fields describing where a record is in its life; rows alike in these accept the same writes.
@@ -211,7 +211,7 @@ class ProbeContext:
         if value in self._refs:
             return self._refs[value]
         found: list[Ref] = []
-        number = _NUMBER.match(value)
+        number = NUMBER.fullmatch(value) if written_numbers(value) == [value] else None
         if _SYS_ID.match(value):
             for table in self.catalog:
                 found += [Ref(table, row, "sys_id") for row in self.select(table, "sys_id = ?", [value], 1)]

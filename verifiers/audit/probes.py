@@ -52,11 +52,10 @@ from typing import Any
 from enterprise_envs.mocks._core.schema import FieldSpec
 from enterprise_envs.verifiers.audit.context import LIFECYCLE_FIELDS, ProbeContext, Ref, choice_values
 from enterprise_envs.verifiers.audit.trace import Action, Effect, Run, Step, claimed_rows, touched
-from enterprise_envs.verifiers.dialogue import refuses, value_regex
+from enterprise_envs.verifiers.dialogue import refuses, value_regex, written_numbers
 from enterprise_envs.verifiers.expectations import FieldPredicate
 
 Path = tuple[str | int, ...]
-_RECORD_NUMBER = re.compile(r"\b[A-Z]{2,5}\d{7}\b")
 #: Look-alike rows tried per named row, and named rows tried, by ``wrong_record``.
 SIMILAR_PER_ROW = 2
 NAMED_ROWS = 4
@@ -1009,7 +1008,7 @@ def claimed_rows_of(oracle: Run, ctx: ProbeContext) -> dict[str, Mapping[str, st
 
 def _alternatives(ctx: ProbeContext, value: str) -> list[str]:
     """Values of the same kind: the labels of the choice field it labels, or neighbouring record numbers."""
-    if _RECORD_NUMBER.fullmatch(value):
+    if written_numbers(value) == [value]:
         prefix = value.rstrip("0123456789")
         for table, spec in ctx.catalog.items():
             if spec.number_prefix == prefix:
@@ -1400,7 +1399,7 @@ def _expected_values(oracle: Run, ctx: ProbeContext) -> list[str]:
     for step in oracle.steps:
         texts = [step.action.text] + [str(v) for _, v in leaves(step.action.arguments)]
         for text in texts:
-            values += _RECORD_NUMBER.findall(text)
+            values += written_numbers(text)
         for effect in step.effects:
             if effect.op == "insert" and effect.row.get("number"):
                 values.append(effect.row["number"])
