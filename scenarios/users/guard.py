@@ -5,8 +5,9 @@ keys disclosable now, the scenario's canaries, the UserView). Each check returns
 :class:`GuardHit` or ``None``; :func:`guard` runs them all. The checks:
 
 ``leak``
-    A value-like span (four or more digits, a phone number, an email, an ``INC``/``RITM``/``KB``-style
-    number, a hostname or IP, a ``WS-0042``-style asset name, a sys_id) or any persona fact value
+    A value-like span (four or more digits, a phone number, an email, a record number of any
+    system: letters then three or more digits, a hostname or IP, a ``WS-0042``-style asset name, a
+    32-hex-digit key) or any persona fact value
     (of three characters or more), that is neither the
     value of a fact the user may tell now (disclosable or already told) nor something the agent
     itself said; or a ``{{placeholder}}`` for a fact that may not be told now (or no fact at all).
@@ -190,7 +191,8 @@ def _public_text(context: GuardContext) -> str:
 #: lookbehinds) and is bounded, so every pattern is linear in the text (see verifiers/text.py).
 _VALUE_LIKE: tuple[re.Pattern[str], ...] = (
     re.compile(r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}"),  # email
-    re.compile(r"\b(?:INC|RITM|REQ|CHG|PRB|KB|SCTASK|CTASK|PTASK|TASK|CS|SIR)\d{3,}\b", re.IGNORECASE),
+    # Record numbers of any system (INC0010041, KB0001234, REQ123): letters, then three or more digits.
+    re.compile(r"\b[A-Za-z]{2,6}\d{3,}\b"),
     re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d+\b"),  # issue keys: IT-42
     re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}\b"),  # IPv4
     re.compile(
@@ -285,7 +287,7 @@ def check_canary(utterance: str, context: GuardContext) -> GuardHit | None:
 # --- role swap ----------------------------------------------------------------------------------------
 
 _I_HAVE = r"\bI(?:\s*'\s*ve|\s+have)?\s+(?:now\s+|just\s+|already\s+|successfully\s+|gone\s+ahead\s+and\s+)?"
-_RECORD = r"(?:ticket|incident|request|case|record|INC\d+|RITM\d+|REQ\d+)"
+_RECORD = r"(?:ticket|incident|request|case|record|[A-Za-z]{2,6}\d{3,})"
 _AGENT_PHRASES: tuple[re.Pattern[str], ...] = tuple(
     re.compile(pattern, re.IGNORECASE)
     for pattern in (
