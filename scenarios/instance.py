@@ -28,7 +28,14 @@ from enterprise_envs.scenarios.format import FACTS, Scenario, ScenarioError, Sol
 from enterprise_envs.scenarios.loader import system_policy
 from enterprise_envs.scenarios.users.persona import Persona
 from enterprise_envs.scenarios.users.turns import Message
-from enterprise_envs.verifiers.dialogue import NUMBER_IN_TEXT, answers, checks, reports_done, signs_off
+from enterprise_envs.verifiers.dialogue import (
+    NUMBER_IN_TEXT,
+    answers,
+    checks,
+    reports_done,
+    signs_off,
+    written_numbers,
+)
 from enterprise_envs.verifiers.expectations import (
     Expectation,
     ExpectationError,
@@ -154,13 +161,9 @@ class ScenarioInstance:
         return tuple(sorted(found - facts))
 
     def _record_numbers(self, text: str) -> list[str]:
-        """The system's record numbers written in ``text``, as written."""
-        known = {prefix.upper() for prefix in self.prefixes.values() if prefix}
-        return [
-            match.group(0)
-            for match in NUMBER_IN_TEXT.finditer(text)
-            if match.group(1).upper() in known and match.group(0) == match.group(1) + match.group(2)
-        ]
+        """The system's record numbers written plainly in ``text`` (a prefix of its catalog's)."""
+        known = {prefix.upper() for prefix in self.prefixes.values()}
+        return [number for number in written_numbers(text) if number.rstrip("0123456789").upper() in known]
 
     def solution(self, surface: str) -> Solution:
         """The oracle's solution for a surface (the first declared on it, else the first at all)."""

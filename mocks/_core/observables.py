@@ -87,7 +87,7 @@ class Notification:
 
     Attributes:
         event: The rule's event name.
-        record: The label of the record it is about (its number, or its display value).
+        record: The record it is about, as its display field names it (a ticket's number).
         content: (field, display value) pairs, in the rule's order.
     """
 
@@ -110,10 +110,8 @@ def observable_fields(rules: tuple[NotificationRule, ...]) -> dict[str, frozense
 
 
 def _label(catalog: Catalog, table: str, row: Row) -> str:
-    spec = catalog[table]
-    if spec.number_prefix and row.get("number"):
-        return row["number"]
-    return str(row.get(spec.display_field, row.get("sys_id", "")))
+    """How a person names a record: its display field (a numbered table's is its number)."""
+    return str(row.get(catalog[table].display_field, ""))
 
 
 def _display(catalog: Catalog, store: Store, table: str, row: Row, name: str) -> str:
