@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import MetaData
 
 from enterprise_envs.mocks._core.access import AccessPolicy, Identity
+from enterprise_envs.mocks._core.conventions import Conventions
 from enterprise_envs.mocks._core.errors import ToolError
 from enterprise_envs.mocks._core.observables import NotificationRule
+from enterprise_envs.mocks._core.people import Person
 from enterprise_envs.mocks._core.schema import Catalog
 from enterprise_envs.mocks._core.store import Store
 from enterprise_envs.mocks._core.tools import Surface
@@ -46,6 +48,12 @@ class System:
         notifications: What the system tells a person on its own (a record opened for them, a
             comment on their ticket): the only state a simulated user ever sees
             (:mod:`~enterprise_envs.mocks._core.observables`).
+        conventions: Its key, id and number formats, date formats, vocabulary and audit hints
+            (:mod:`~enterprise_envs.mocks._core.conventions`): what generic code asks instead
+            of assuming.
+        directory: The people of a built world (``Store -> Person``s), if this system can be
+            the people source of a :class:`~enterprise_envs.mocks._core.world.World`: the
+            other systems in the world build the same employees from it.
     """
 
     name: str
@@ -61,6 +69,8 @@ class System:
     settings: Mapping[str, Any] = field(default_factory=dict)
     hostile_text: Mapping[str, str] = field(default_factory=dict)
     notifications: tuple[NotificationRule, ...] = ()
+    conventions: Conventions = field(default_factory=Conventions)
+    directory: Callable[[Store], tuple[Person, ...]] | None = None
     _built: dict[str, Surface] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def surface(self, name: str) -> Surface:

@@ -13,6 +13,7 @@ from enterprise_envs.mocks._core.store import Store
 from enterprise_envs.mocks._core.system import System
 from enterprise_envs.mocks.itsm import services as _services  # noqa: F401  (registers table rules)
 from enterprise_envs.mocks.itsm.access import ItsmAccessPolicy
+from enterprise_envs.mocks.itsm.conventions import ITSM_CONVENTIONS, itsm_directory
 from enterprise_envs.mocks.itsm.errors import render_error
 from enterprise_envs.mocks.itsm.notifications import ITSM_NOTIFICATIONS
 from enterprise_envs.mocks.itsm.tables import behaviour_rules, itsm_catalog
@@ -95,6 +96,8 @@ ITSM = System(
         "record-numbers": "INC0010001 or INC0010002, ",
     },
     notifications=ITSM_NOTIFICATIONS,
+    conventions=ITSM_CONVENTIONS,
+    directory=itsm_directory,
 )
 
 #: The name the registry discovers a system by.

@@ -1,0 +1,133 @@
+"""A system's conventions: what generic code must ask a system instead of assuming.
+
+Every layer above a mock (the world, the verifier, the simulated user, the audit) reads these
+from the :class:`~enterprise_envs.mocks._core.system.System`; none of them names a vendor's key
+field, number format, date format or word for a ticket. A system declares what differs from the
+defaults here; the defaults are plain, vendor-neutral shapes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Numbering:
+    """How a system numbers its records for people (a prefix per table, then digits).
+
+    Attributes:
+        digits: Zero-padded width of the numeric part.
+        first: The first number a fresh instance hands out per table.
+    """
+
+    digits: int = 7
+    first: int = 1
+
+    def format(self, prefix: str, value: int) -> str:
+        """A record number: the table's prefix and the zero-padded value."""
+        return f"{prefix}{value:0{self.digits}d}"
+
+    @property
+    def digit_pattern(self) -> str:
+        """A regular expression source for the numeric part (exactly ``digits`` digits)."""
+        return rf"\d{{{self.digits}}}"
+
+
+@dataclass(frozen=True)
+class Formats:
+    """How a system writes times in its records and responses (``strftime`` patterns, UTC)."""
+
+    datetime: str = "%Y-%m-%dT%H:%M:%SZ"
+    date: str = "%Y-%m-%d"
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """What a person calls a system's objects and acts: plain data for the simulated user.
+
+    The user simulator and the fidelity metrics may not import a mock (observational closure),
+    so a scenario instance hands them this as data.
+
+    Attributes:
+        record: What a person calls one of the system's records, singular ("ticket", "page").
+        terms: Words only someone who reads the system's own API or admin screens would use
+            (field names, query syntax, internal states); a simulated user saying them is
+            coached as out of character.
+        nouns: Table -> what a person calls a record of it ("incident" -> "ticket").
+    """
+
+    record: str = "record"
+    terms: tuple[str, ...] = ()
+    nouns: Mapping[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, object]:
+        """Plain JSON data (what crosses into the user simulator)."""
+        return {"record": self.record, "terms": list(self.terms), "nouns": dict(self.nouns)}
+
+
+@dataclass(frozen=True)
+class RecordApi:
+    """Where a system's generic record tools are, if it has any (a Table API).
+
+    The audit writes through these to damage rows the oracle never touched; a system without one
+    gets those probes reported as skipped, not silently weakened.
+
+    Attributes:
+        surface: The surface holding the tools.
+        create: Tool creating a row of any table.
+        update: Tool updating a row of any table by key.
+        delete: Tool deleting a row of any table by key.
+        table_argument: The argument naming the table.
+        key_argument: The argument naming the row's key.
+        fields_argument: The argument holding the field values.
+    """
+
+    surface: str
+    create: str
+    update: str
+    delete: str
+    table_argument: str = "table"
+    key_argument: str = "id"
+    fields_argument: str = "fields"
+
+
+@dataclass(frozen=True)
+class AuditHints:
+    """What the audit needs to know to aim its probes at this system.
+
+    Attributes:
+        record_api: The generic record tools, or None (probes needing them are skipped).
+        login_fields: Fields that name a person's row besides its key (login name, address).
+        lifecycle_fields: Fields saying where a record is in its life; rows alike in these accept
+            the same writes.
+    """
+
+    record_api: RecordApi | None = None
+    login_fields: tuple[str, ...] = ()
+    lifecycle_fields: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Conventions:
+    """Everything generic code asks a system about its shapes.
+
+    Attributes:
+        id_pattern: A full-match regular expression for the system's record keys (what a key the
+            agent or the user might quote looks like).
+        numbering: How records are numbered for people.
+        formats: Date and time formats.
+        vocabulary: What people call its objects.
+        audit: Hints for the audit's probes.
+    """
+
+    id_pattern: str = r"[0-9a-f]{32}"
+    numbering: Numbering = field(default_factory=Numbering)
+    formats: Formats = field(default_factory=Formats)
+    vocabulary: Vocabulary = field(default_factory=Vocabulary)
+    audit: AuditHints = field(default_factory=AuditHints)
+
+    def is_id(self, text: str) -> bool:
+        """True if ``text`` has the shape of one of this system's record keys."""
+        return re.fullmatch(self.id_pattern, text) is not None

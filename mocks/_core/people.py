@@ -1,0 +1,33 @@
+"""The people directory a World shares between its systems: the same employee in each."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Person:
+    """One employee as every system of a world knows them.
+
+    Attributes:
+        login: Their login name (unique in the world; the key systems match people by).
+        first_name: Given name.
+        last_name: Family name.
+        email: Work e-mail address.
+        manager: The manager's login, or "".
+        department: Department name, or "".
+        title: Job title, or "".
+    """
+
+    login: str
+    first_name: str
+    last_name: str
+    email: str
+    manager: str = ""
+    department: str = ""
+    title: str = ""
+
+    @property
+    def name(self) -> str:
+        """Full display name."""
+        return f"{self.first_name} {self.last_name}".strip()
