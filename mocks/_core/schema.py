@@ -99,6 +99,11 @@ class TableSpec:
         return name in self._by_name
 
     @property
+    def key_field(self) -> str:
+        """The primary key's field: the first one (``sys_id`` in ITSM; each system names its own)."""
+        return self.fields[0].name
+
+    @property
     def derived_fields(self) -> frozenset[str]:
         """Fields whose change alone does not count as a change."""
         return frozenset(spec.name for spec in self.fields if spec.derived)
