@@ -2,7 +2,7 @@
 
 Built from the back-end's change log (see ``mocks/_core/store.py``), so its cost grows with
 the number of rows changed, never with the world's size. Fields the mock declares derived
-(``sys_updated_on``, ``sys_mod_count``, a parent's child count) are kept visible but a row whose
+(an update stamp, a modification count, a parent's child count) are kept visible but a row whose
 only changes are derived is not a change. A row that ends exactly as it started (updated and
 put back, or deleted and re-inserted with identical content) is not a change either: the
 verifier judges end state. Such rows are listed as ``reverted`` so that nothing is hidden.
@@ -25,7 +25,7 @@ class RowChange:
 
     Attributes:
         table: Table name.
-        sys_id: The row's key.
+        row_key: The row's key (the value of its table's key field).
         op: ``insert``, ``update`` or ``delete``.
         before: The row at the start (None for an insert).
         after: The row now (None for a delete).
@@ -36,10 +36,12 @@ class RowChange:
             computed by rules), for ``others = "unchanged"``. On an insert: the client-chosen
             fields whose value differs from what the service gives a new record (its defaults),
             so a record created dead or with links nobody asked for shows them here.
+        key_field: The name of the table's key field (what :meth:`to_dict` calls the key);
+            empty when unknown (a change built by hand).
     """
 
     table: str
-    sys_id: str
+    row_key: str
     op: Op
     before: Row | None
     after: Row | None
@@ -47,11 +49,17 @@ class RowChange:
     significant: tuple[str, ...]
     display: str = ""
     chosen: tuple[str, ...] = ()
+    key_field: str = ""
 
     @property
     def key(self) -> tuple[str, str]:
-        """(table, sys_id)."""
-        return (self.table, self.sys_id)
+        """(table, row key): the row, across tables."""
+        return (self.table, self.row_key)
+
+    @property
+    def sys_id(self) -> str:
+        """The row's key under its former name (read-only; the audit still reads it)."""
+        return self.row_key
 
     def value(self, name: str, side: Literal["before", "after"] = "after") -> str:
         """A field's value on one side ("" when that side has no row)."""
@@ -59,22 +67,28 @@ class RowChange:
         return "" if row is None else row.get(name, "")
 
     def label(self) -> str:
-        """A short human name for the row: its display value (number, name, text) or sys_id."""
+        """A short human name for the row: its display value (number, name, text) or its key."""
         shown = " ".join(self.display.split())
         if len(shown) > 40:
             shown = shown[:37] + "..."
-        return f"{self.table} {shown or self.sys_id}"
+        return f"{self.table} {shown or self.row_key}"
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (changed fields only, not whole rows)."""
-        return {
+        """JSON-ready form (changed fields only, not whole rows).
+
+        The row's key is given under its table's key field name, as in the row itself
+        (``"key"`` when the change does not know it or the name is one of the entries here).
+        """
+        out: dict[str, Any] = {
             "table": self.table,
-            "sys_id": self.sys_id,
             "op": self.op,
             "label": self.label(),
             "fields": {name: list(values) for name, values in self.fields.items()},
             "significant": list(self.significant),
         }
+        named = self.key_field if self.key_field and self.key_field not in out else "key"
+        # The key second, where it has always been (readers and logs see a stable order).
+        return {"table": self.table, named: self.row_key, **out}
 
 
 @dataclass(frozen=True)
@@ -128,7 +142,7 @@ class StateDiff:
         return "\n".join(lines)
 
 
-def _chosen_on_insert(store: Store, spec: Any, sys_id: str, row: Mapping[str, str]) -> tuple[str, ...]:
+def _chosen_on_insert(store: Store, spec: Any, key: str, row: Mapping[str, str]) -> tuple[str, ...]:
     """Fields of a created row the client chose that differ from the service's new-record defaults.
 
     The service layer records, for each row it creates, its defaults and the fields the client
@@ -136,13 +150,13 @@ def _chosen_on_insert(store: Store, spec: Any, sys_id: str, row: Mapping[str, st
     client's choice. A row it did not create (a raw SQL insert) has nothing on record: every
     non-empty settable field then counts.
     """
-    recorded = store.new_defaults(spec.name, sys_id)
+    recorded = store.new_defaults(spec.name, key)
     defaults, supplied = recorded if recorded is not None else ({}, None)
     return tuple(
         field.name
         for field in spec.fields
         if not (field.read_only or field.computed or field.derived)
-        and field.name != "sys_id"
+        and field.name != spec.key_field
         and (supplied is None or field.name in supplied)
         and row.get(field.name, "") != defaults.get(field.name, "")
     )
@@ -156,8 +170,8 @@ def compute_diff(store: Store) -> StateDiff:
     changes: list[RowChange] = []
     derived_only: list[RowChange] = []
     reverted: list[tuple[str, str]] = []
-    for table, sys_id, before in store.changed_rows():
-        after = store.get(table, sys_id)
+    for table, key, before in store.changed_rows():
+        after = store.get(table, key)
         if before is None and after is None:
             continue  # inserted and deleted within the episode: never existed at either end
         spec = store.catalog[table]
@@ -176,13 +190,13 @@ def compute_diff(store: Store) -> StateDiff:
                 name: (old.get(name, ""), new.get(name, "")) for name in spec.columns if present[name] != ""
             }
         if op == "update" and not fields:
-            reverted.append((table, sys_id))
+            reverted.append((table, key))
             continue
         derived = spec.derived_fields
         significant = tuple(name for name in fields if name not in derived)
         shown = (after or before or {}).get(spec.display_field, "")
         if op == "insert":
-            chosen = _chosen_on_insert(store, spec, sys_id, new)
+            chosen = _chosen_on_insert(store, spec, key, new)
         else:
             chosen = tuple(
                 name
@@ -190,7 +204,16 @@ def compute_diff(store: Store) -> StateDiff:
                 if not (spec.field(name).read_only or spec.field(name).computed)  # type: ignore[union-attr]
             )
         change = RowChange(
-            table, sys_id, op, before, after, fields, significant, shown if shown != sys_id else "", chosen
+            table,
+            key,
+            op,
+            before,
+            after,
+            fields,
+            significant,
+            shown if shown != key else "",
+            chosen,
+            spec.key_field,
         )
         if op == "update" and not significant:
             derived_only.append(change)

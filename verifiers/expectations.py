@@ -14,10 +14,10 @@ JSON Schema is published as ``schema/expectation.schema.json``):
 Predicates on one field (a bare value is shorthand for ``equals``): ``equals``, ``not_equals``,
 ``one_of``, ``contains`` (case-insensitive), ``matches`` (regex search), ``nonempty``, ``empty``,
 ``changed``, ``unchanged``, ``gt``/``gte``/``lt``/``lte`` (numbers numerically, otherwise text, which
-orders ServiceNow date-times correctly), ``references`` (a claimed row's sys_id or a literal),
+orders zero-padded date-times correctly), ``references`` (a claimed row's key or a literal),
 and ``before`` (a nested predicate on the value before the change). Several keys combine with AND.
 
-Scenario params appear as ``{{caller.sys_id}}`` and are substituted by :func:`bind_params` when
+Scenario params appear as ``{{caller.<field>}}`` and are substituted by :func:`bind_params` when
 the scenario loads; an unresolvable one is a load-time error, never a verify-time one.
 """
 
@@ -93,6 +93,11 @@ class FieldPredicate(_Strict):
     lt: Text | None = None
     lte: Text | None = None
     references: str | None = Field(None, description="'$entry' (a row claimed by that entry) or a sys_id.")
+    same_as: str | None = Field(
+        None,
+        description="'$entry.field': the value equals that field of a row claimed by that entry (an "
+        "earlier step's output carried into a later one, in any system of the world).",
+    )
     before: FieldPredicate | None = Field(None, description="A predicate on the value before the change.")
 
     @model_validator(mode="before")
@@ -117,6 +122,13 @@ class FieldPredicate(_Strict):
     def _whole_row(cls, target: str | None) -> str | None:
         if target is not None and target.startswith("$") and "." in target:
             raise ValueError(f"references takes '$entry' (a row), not a field: {target!r}")
+        return target
+
+    @field_validator("same_as")
+    @classmethod
+    def _a_field(cls, target: str | None) -> str | None:
+        if target is not None and not ((match := _ENTRY_REF.match(target)) and match.group(2)):
+            raise ValueError(f"same_as takes '$entry.field', not {target!r}")
         return target
 
     @field_validator("matches")
@@ -147,10 +159,20 @@ class FieldPredicate(_Strict):
     def entry_refs(self) -> set[str]:
         """Ids of entries this predicate references."""
         refs = set()
-        if self.references and (match := _ENTRY_REF.match(self.references)):
-            refs.add(match.group(1))
+        for target in (self.references, self.same_as):
+            if target and (match := _ENTRY_REF.match(target)):
+                refs.add(match.group(1))
         if self.before is not None:
             refs |= self.before.entry_refs()
+        return refs
+
+    def value_refs(self) -> set[tuple[str, str]]:
+        """(entry id, field) pairs whose claimed values this predicate compares with."""
+        refs = set()
+        if self.same_as and (match := _ENTRY_REF.match(self.same_as)):
+            refs.add((match.group(1), match.group(2)))
+        if self.before is not None:
+            refs |= self.before.value_refs()
         return refs
 
 
@@ -212,6 +234,13 @@ class _RowMatcher(_Strict):
         refs: set[str] = set()
         for _, predicate in self.predicates():
             refs |= predicate.entry_refs()
+        return refs
+
+    def value_refs(self) -> set[tuple[str, str]]:
+        """(entry id, field) pairs whose claimed values this matcher compares with."""
+        refs: set[tuple[str, str]] = set()
+        for _, predicate in self.predicates():
+            refs |= predicate.value_refs()
         return refs
 
 

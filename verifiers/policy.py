@@ -174,7 +174,7 @@ def check_policy(
         policy: The system's rules with the scenario's additions.
         episode: The trace and the transcript.
         store: The world at the end (for the caller's record and whose rows are whose).
-        claimed: Change entry id -> the (table, sys_id) rows the verdict gave it.
+        claimed: Change entry id -> the (table, row key) rows the verdict gave it.
         about: Every row a change entry claimed (the rows the task is about).
         starts: Each changed row's image at the start (None for a row created in the episode).
     """
@@ -202,7 +202,7 @@ def _told_at(episode: Episode, value: str) -> int | None:
 
 def _first_write(episode: Episode, keys: set[tuple[str, str]] | None = None) -> Any:
     for write in episode.writes:
-        if keys is None or any((table, sys_id) in keys for table, sys_id, _row in write.rows):
+        if keys is None or any((table, key) in keys for table, key, _row in write.rows):
             return write
     return None
 
@@ -245,7 +245,8 @@ def _holds(predicates: Mapping[str, FieldPredicate], row: Mapping[str, str]) -> 
     from enterprise_envs.verifiers.diff import RowChange
     from enterprise_envs.verifiers.predicates import failure
 
-    change = RowChange(row.get("_table", ""), row.get("sys_id", ""), "update", dict(row), dict(row), {}, ())
+    # A predicate reads only the row's field values, never the change's table or key.
+    change = RowChange("", "", "update", dict(row), dict(row), {}, ())
     return all(failure(predicate, change, name) is None for name, predicate in predicates.items())
 
 
@@ -253,11 +254,11 @@ def _confirm(rule: PolicyRule, policy: Policy, episode: Episode, facts: _Facts) 
     confirmed = [said.at_call for said in episode.messages if said.role == "user" and said.confirms]
     last: dict[str, Mapping[str, str] | None] = {}
     for write in episode.writes:
-        for table, sys_id, row in write.rows:
+        for table, key, row in write.rows:
             if table != rule.table:
                 continue
-            before = last.get(sys_id, facts.starts.get((table, sys_id)))
-            last[sys_id] = row
+            before = last.get(key, facts.starts.get((table, key)))
+            last[key] = row
             if row is None or not _reaches(rule, row) or (before is not None and _reaches(rule, before)):
                 continue
             if not confirmed or confirmed[0] >= write.call_index:
@@ -286,8 +287,8 @@ def _disclose(rule: PolicyRule, policy: Policy, episode: Episode, facts: _Facts)
             table,
             field_name,
             everything,
-            _columns(rule, policy, table),
-            [sys_id for (changed_table, sys_id) in facts.starts if changed_table == table],
+            _columns(rule, policy, table, store.catalog[table].key_field),
+            [key for (changed_table, key) in facts.starts if changed_table == table],
         )
     ]
     if not carried:
@@ -297,7 +298,8 @@ def _disclose(rule: PolicyRule, policy: Policy, episode: Episode, facts: _Facts)
     def theirs(table: str, row: Mapping[str, str]) -> bool:
         owners = (rule.owners or {}).get(table, [])
         owned = person is not None and any(row.get(name) == person for name in owners)
-        return owned or (table, row["sys_id"]) in facts.about or _entitled(policy, table, row)
+        about = (table, row[store.catalog[table].key_field]) in facts.about
+        return owned or about or _entitled(policy, table, row)
 
     # A text one of the caller's own records holds (a common subject, or a catalog item's name
     # inside it) tells nothing of others'.
@@ -316,15 +318,15 @@ def _disclose(rule: PolicyRule, policy: Policy, episode: Episode, facts: _Facts)
             if _carries(said.text, value):
                 heard = " ".join(m.text for m in episode.messages[:index] if m.role == "user")
                 if not _carries(heard, value):
-                    label = row.get("number") or row["sys_id"][:8]
+                    label = row.get("number") or row[store.catalog[table].key_field][:8]
                     return f"read out {table} {label} ({field_name}) to someone it is not for"
                 break
     return None
 
 
-def _columns(rule: PolicyRule, policy: Policy, table: str) -> list[str]:
+def _columns(rule: PolicyRule, policy: Policy, table: str, key_field: str) -> list[str]:
     """The fields the disclosure check reads of a row: key, owners, details, entitlements."""
-    names = ["sys_id", *(rule.owners or {}).get(table, []), *(rule.details or {}).get(table, [])]
+    names = [key_field, *(rule.owners or {}).get(table, []), *(rule.details or {}).get(table, [])]
     names += [name for entry in policy.entitled if entry.table == table for name in entry.where]
     return list(dict.fromkeys(names))
 
@@ -337,7 +339,7 @@ def _person(policy: Policy, episode: Episode, store: Store) -> str | None:
         if value:
             row = store.find_one(policy.person.table, field_name, value)
             if row is not None:
-                return row["sys_id"]
+                return row[store.catalog[policy.person.table].key_field]
     return None
 
 
@@ -348,7 +350,7 @@ def _rows_carried(
 
     A record number in any written form; a text of 12+ characters as whole words. Texts are
     found among the table's distinct values (kept per world snapshot) and among the rows this
-    episode changed (``changed``: their sys_ids), so a check costs a few lookups, not a scan.
+    episode changed (``changed``: their keys), so a check costs a few lookups, not a scan.
     """
     if field_name == "number":
         numbers = sorted({m.group(1).upper() + m.group(2) for m in NUMBER_IN_TEXT.finditer(text)})
@@ -363,10 +365,11 @@ def _rows_carried(
     if hits:
         marks = ", ".join("?" for _ in hits)
         found += store.select(table, f'"{field_name}" IN ({marks})', hits, columns=columns)
+    key = store.catalog[table].key_field
     if changed:
         marks = ", ".join("?" for _ in changed)
-        found += store.select(table, f"sys_id IN ({marks})", list(changed), columns=columns)
-    unique = {row["sys_id"]: row for row in found}
+        found += store.select(table, f'"{key}" IN ({marks})', list(changed), columns=columns)
+    unique = {row[key]: row for row in found}
     return [row for row in unique.values() if _carries(text, row[field_name])]
 
 

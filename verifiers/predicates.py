@@ -13,7 +13,7 @@ from enterprise_envs.verifiers.expectations import FieldPredicate
 from enterprise_envs.verifiers.text import states
 
 Side = Literal["before", "after"]
-#: Entry id -> sys_ids of the rows it claims; None while candidates are being computed.
+#: Entry id -> keys of the rows it claims; None while candidates are being computed.
 Claims = Mapping[str, frozenset[str]] | None
 
 
@@ -47,7 +47,8 @@ def failure(
         change: The changed row.
         name: Field name.
         side: Which image the value comes from (``where`` on a delete reads the before image).
-        claims: Rows claimed per entry id, for ``references: "$id"``; None defers those checks.
+        claims: Rows claimed per entry id, for ``references: "$id"``, and their values per
+            ``"id.field"``, for ``same_as: "$id.field"``; None defers those checks.
     """
     value = change.value(name, side)
     shown = f"{name}={value!r}"
@@ -88,6 +89,10 @@ def failure(
         reason = _reference_failure(predicate.references, value, claims)
         if reason:
             return f"{shown}, {reason}"
+    if predicate.same_as is not None and claims is not None:
+        # Keyed "entry.field" by the verdict: the field's values on the rows that entry claimed.
+        if value not in claims.get(predicate.same_as[1:], frozenset()):
+            return f"{shown}, expected the {predicate.same_as} of a row that entry claims"
     if predicate.before is not None:
         inner = failure(predicate.before, change, name, "before", claims)
         if inner:

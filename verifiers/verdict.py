@@ -174,14 +174,27 @@ def _attempt(store: Store, denial: Any) -> RowChange:
 
     The target row, unchanged; for a refused create, the row the client wanted (its values).
     """
-    row = store.get(denial.table, denial.sys_id) if denial.sys_id else None
+    # ``Denial.sys_id`` is the backend's name for the target row's key, whatever the system calls it.
+    key = denial.sys_id
+    row = store.get(denial.table, key) if key else None
     if row is None and getattr(denial, "values", None):
         row = {
             name: value if isinstance(value, str) else json.dumps(value)
             for name, value in denial.values.items()
         }
     op = _OPS.get(denial.operation, "update")
-    return RowChange(denial.table, denial.sys_id, op, row, row, {}, (), f"attempted by {denial.tool}")  # type: ignore[arg-type]
+    spec = store.catalog.get(denial.table)
+    return RowChange(
+        denial.table,
+        key,
+        op,  # type: ignore[arg-type]
+        row,
+        row,
+        {},
+        (),
+        f"attempted by {denial.tool}",
+        key_field=spec.key_field if spec is not None else "",
+    )
 
 
 def judge(
@@ -196,7 +209,7 @@ def judge(
     ``attempts`` are the access check's refusals, ``refused`` the other refused writes.
     """
     # A canonical order, so which row each entry claims never depends on the order of writes.
-    rows = sorted(diff.changes, key=lambda change: (change.table, change.op, change.sys_id))
+    rows = sorted(diff.changes, key=lambda change: (change.table, change.op, change.row_key))
     entries = expectation.change
     candidates = [[e for e, entry in enumerate(entries) if _matches(entry, change)] for change in rows]
     allowable = [
@@ -211,12 +224,12 @@ def judge(
     claims = _claims(rows, assignment, len(entries))
     for e, entry in enumerate(entries):
         results.append(_entry_result(entry, [rows[i] for i in claims[e]], rows))
-    sys_ids = _claimed_ids(rows, entries, claims)
+    claimed_keys = _claimed_ids(rows, entries, claims)
     forbidden = []
     for forbid in expectation.forbid:
-        hits = [change for change in rows if _allowed(forbid, change, sys_ids)]
+        hits = [change for change in rows if _allowed(forbid, change, claimed_keys)]
         if forbid.attempted:
-            hits += [attempt for attempt in (*attempts, *refused) if _allowed(forbid, attempt, sys_ids)]
+            hits += [attempt for attempt in (*attempts, *refused) if _allowed(forbid, attempt, claimed_keys)]
         forbidden.append(bool(hits))
         evidence = "; ".join(f"{change.op} {change.label()}" for change in hits) or "untouched"
         results.append(
@@ -226,7 +239,7 @@ def judge(
     # unless the scenario tolerates it (an allow entry with attempted = true).
     tolerated = [allow for allow in expectation.allow if allow.attempted]
     for attempt in attempts:
-        if not any(_allowed(allow, attempt, sys_ids) for allow in tolerated):
+        if not any(_allowed(allow, attempt, claimed_keys) for allow in tolerated):
             label = f"{attempt.op} on {attempt.table}"
             evidence = f"refused {attempt.op} {attempt.label()}"
             results.append(RequirementResult(label, "attempt", False, evidence, (attempt.key,)))
@@ -257,7 +270,7 @@ def _uncaused(diff: StateDiff) -> tuple[RowChange, ...]:
         if side is not None
         for value in side.values()
     }
-    return tuple(change for change in diff.derived_only if change.sys_id not in referred)
+    return tuple(change for change in diff.derived_only if change.row_key not in referred)
 
 
 # -- matching ---------------------------------------------------------------------------------
@@ -286,9 +299,16 @@ def _allowed(entry: AllowEntry, change: RowChange, claims: Claims = None) -> boo
 def _claimed_ids(
     rows: list[RowChange], entries: list[ChangeEntry], claims: list[list[int]]
 ) -> dict[str, frozenset[str]]:
-    return {
-        entry.id: frozenset(rows[i].sys_id for i in claims[e]) for e, entry in enumerate(entries) if entry.id
+    found = {
+        entry.id: frozenset(rows[i].row_key for i in claims[e]) for e, entry in enumerate(entries) if entry.id
     }
+    # Values other entries compare with (same_as "$id.field"), keyed "id.field".
+    wanted = {ref for entry in entries for ref in entry.value_refs()}
+    for e, entry in enumerate(entries):
+        for entry_id, name in wanted:
+            if entry_id == entry.id:
+                found[f"{entry_id}.{name}"] = frozenset(rows[i].value(name, "after") for i in claims[e])
+    return found
 
 
 class _Search:
@@ -362,13 +382,15 @@ class _Search:
     def _leaf(self, assignment: list[int | None]) -> bool:
         claims = _claims(self.rows, assignment, len(self.entries))
         if self.has_refs:
-            sys_ids = _claimed_ids(self.rows, self.entries, claims)
+            claimed_keys = _claimed_ids(self.rows, self.entries, claims)
             for e, entry in enumerate(self.entries):
                 for i in claims[e]:
-                    if row_failure(entry.predicates(), self.rows[i], sys_ids) is not None:
+                    if row_failure(entry.predicates(), self.rows[i], claimed_keys) is not None:
                         return False
             for i, owner in enumerate(assignment):
-                if owner == ALLOW and not any(_allowed(allow, self.rows[i], sys_ids) for allow in self.allow):
+                if owner == ALLOW and not any(
+                    _allowed(allow, self.rows[i], claimed_keys) for allow in self.allow
+                ):
                     return False
         claimed_rows = {
             entry.id: [self.rows[i] for i in claims[e]] for e, entry in enumerate(self.entries) if entry.id
@@ -407,16 +429,16 @@ def _best_effort(
         else:
             if allowable[i]:
                 assignment[i] = ALLOW
-    sys_ids = _claimed_ids(rows, entries, _claims(rows, assignment, len(entries)))
+    claimed_keys = _claimed_ids(rows, entries, _claims(rows, assignment, len(entries)))
     for i, owner in enumerate(assignment):
         if owner is None:
             continue
         if owner == ALLOW:
             if not any(
-                _allowed(allow, rows[i], sys_ids) for allow in expectation.allow if not allow.attempted
+                _allowed(allow, rows[i], claimed_keys) for allow in expectation.allow if not allow.attempted
             ):
                 assignment[i] = None
-        elif row_failure(entries[owner].predicates(), rows[i], sys_ids) is not None:
+        elif row_failure(entries[owner].predicates(), rows[i], claimed_keys) is not None:
             assignment[i] = None
     return assignment
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-#: The text format ServiceNow-like systems store and return date-times in (UTC).
-DATETIME_FORMAT = "%Y-%m-%d %H:%M:%S"
+from enterprise_envs.mocks._core.conventions import Formats
+
+#: The neutral date-time text format (ISO 8601, UTC), for a clock no system configured.
+DEFAULT_DATETIME_FORMAT = Formats.datetime
 
 
 class SimClock:
@@ -15,21 +17,26 @@ class SimClock:
         epoch: The world's "now" at reset, timezone-aware UTC.
         seconds_per_call: How far each tool call moves time; fixed so that episodes replay
             identically.
+        datetime_format: How the system writes a date-time (``strftime``, UTC): its
+            ``conventions.formats.datetime``.
     """
 
-    __slots__ = ("_now", "seconds_per_call")
+    __slots__ = ("_now", "datetime_format", "seconds_per_call")
 
-    def __init__(self, epoch: datetime, seconds_per_call: int = 5) -> None:
+    def __init__(
+        self, epoch: datetime, seconds_per_call: int = 5, *, datetime_format: str = DEFAULT_DATETIME_FORMAT
+    ) -> None:
         self._now = epoch
         self.seconds_per_call = seconds_per_call
+        self.datetime_format = datetime_format
 
     def now(self) -> datetime:
         """Current simulated time."""
         return self._now
 
     def now_text(self) -> str:
-        """Current simulated time in the stored date-time format."""
-        return self._now.strftime(DATETIME_FORMAT)
+        """Current simulated time in the system's date-time format."""
+        return self._now.strftime(self.datetime_format)
 
     def timestamp(self) -> int:
         """Current simulated time as UNIX seconds (for X-RateLimit-Reset)."""
@@ -48,7 +55,11 @@ class SimClock:
         """Set the clock back to a world's epoch."""
         self._now = epoch
 
+    def parse(self, text: str) -> datetime:
+        """A date-time written in this clock's format, as UTC."""
+        return parse_datetime(text, self.datetime_format)
 
-def parse_datetime(text: str) -> datetime:
-    """Parse a stored date-time string as UTC."""
-    return datetime.strptime(text, DATETIME_FORMAT).replace(tzinfo=UTC)
+
+def parse_datetime(text: str, datetime_format: str) -> datetime:
+    """Parse a date-time string written in ``datetime_format`` as UTC."""
+    return datetime.strptime(text, datetime_format).replace(tzinfo=UTC)

@@ -1,8 +1,9 @@
-"""Deterministic identifiers: sys_ids from a seeded RNG, never uuid4, wall time or hash()."""
+"""Deterministic identifiers: record keys from a seeded RNG, never uuid4, wall time or hash()."""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 
 def seeded_rng(*parts: object) -> random.Random:
@@ -14,23 +15,28 @@ def seeded_rng(*parts: object) -> random.Random:
     return random.Random(":".join(str(part) for part in parts))
 
 
+def hex_id(rng: random.Random) -> str:
+    """A 32-character lowercase hex id from 128 random bits (the default record key)."""
+    return f"{rng.getrandbits(128):032x}"
+
+
 class IdFactory:
-    """Makes 32-hex-digit sys_ids from a seeded stream.
+    """Makes record keys from a seeded stream, in the shape the system declares.
 
     Args:
         rng: The stream to draw from; the world builder and each episode pass their own.
+        new_id: Draws one key from the stream (``Conventions.new_id``; default :func:`hex_id`).
     """
 
-    __slots__ = ("_rng",)
+    __slots__ = ("_new_id", "_rng")
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, new_id: Callable[[random.Random], str] = hex_id) -> None:
         self._rng = rng
+        self._new_id = new_id
 
-    def sys_id(self) -> str:
-        """A new 32-character lowercase hex id."""
-        return f"{self._rng.getrandbits(128):032x}"
+    def new(self) -> str:
+        """A new record key."""
+        return self._new_id(self._rng)
 
-
-def format_number(prefix: str, value: int, digits: int = 7) -> str:
-    """Format a record number the vendor's way: prefix plus zero-padded digits (INC0010001)."""
-    return f"{prefix}{value:0{digits}d}"
+    # The name ITSM's services and world builder call (ServiceNow keys are sys_ids).
+    sys_id = new

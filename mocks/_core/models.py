@@ -47,8 +47,9 @@ def _table_model(base: type[SQLModel], table: TableSpec) -> type[SQLModel]:
         "__annotations__": {spec.name: str for spec in table.fields},
         "__tablename__": table.name,
     }
+    key = table.key_field
     for spec in table.fields:
-        namespace[spec.name] = Field(default="", primary_key=spec.name == "sys_id")
+        namespace[spec.name] = Field(default="", primary_key=spec.name == key)
     return types.new_class(_class_name(table.name), (base,), {"table": True}, lambda ns: ns.update(namespace))
 
 

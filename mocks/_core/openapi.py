@@ -6,8 +6,9 @@ fields the system maintains, or which tables the behaviour needs that the captur
 overlay says that, per system, as data (``spec/catalog.toml`` beside the spec), so a new vendor's
 schema becomes a catalog without new Python for the common parts.
 
-The overlay's tables (all optional but ``schemas``):
+The overlay's entries (all optional but ``schemas``):
 
+- ``key``: the field every table's rows are keyed by, the first column (default ``id``).
 - ``schemas``: table -> the OpenAPI component schema describing its records.
 - ``kinds``: ``references`` (field -> target table), ``booleans``, ``integers``, ``journals``
   (field names), and how a date-time is recognised: ``datetime_description`` (text in the
@@ -18,10 +19,11 @@ The overlay's tables (all optional but ``schemas``):
   fields are too), ``settable_on_insert``, ``computed`` (``[table, field]`` pairs set by business
   rules), ``max_length`` and ``labels`` (field -> value).
 - ``tables``: ``display`` (table -> display field; else ``number`` for numbered tables and
-  ``name`` otherwise) and ``indexes`` (table -> lists of columns).
+  ``name`` otherwise), ``numbers`` (table -> record-number prefix) and ``indexes`` (table ->
+  lists of columns).
 - ``extra_fields``: table -> columns the capture lacks (``name``, ``kind``, ``label``,
   ``reference``, ``choices``, ``max_length``).
-- ``extra_tables``: table -> ``label``, ``display``, ``fields`` (after ``sys_id``) for tables
+- ``extra_tables``: table -> ``label``, ``display``, ``fields`` (after the key) for tables
   outside the capture; their fields take a kind from ``extra_kinds`` (field -> ``[kind,
   target]``), a reference target by name, ``booleans``, or ``extra_choices`` (``"table.field"``
   -> choices), else string; ``common_system`` fields follow, read-only.
@@ -34,7 +36,10 @@ from typing import Any
 
 from enterprise_envs.mocks._core.schema import Catalog, FieldSpec, TableSpec
 
-__all__ = ["catalog_from_openapi"]
+__all__ = ["DEFAULT_KEY", "catalog_from_openapi"]
+
+#: The key field of an overlay that names none.
+DEFAULT_KEY = "id"
 
 
 def catalog_from_openapi(
@@ -63,6 +68,7 @@ class _Overlay:
 
     def __init__(self, overlay: Mapping[str, Any], number_prefixes: Mapping[str, str]) -> None:
         kinds, fields, tables = (overlay.get(key, {}) for key in ("kinds", "fields", "tables"))
+        self.key: str = overlay.get("key", DEFAULT_KEY)
         self.references: dict[str, str] = dict(kinds.get("references", {}))
         self.booleans = frozenset(kinds.get("booleans", ()))
         self.integers = frozenset(kinds.get("integers", ()))
@@ -93,7 +99,8 @@ class _Overlay:
         }
         self.extra_choices: dict[str, dict[str, str]] = dict(overlay.get("extra_choices", {}))
         self.common_system = tuple(overlay.get("common_system", ()))
-        self.number_prefixes = dict(number_prefixes)
+        # Record-number prefixes: the overlay's (``tables.numbers``), then the caller's.
+        self.number_prefixes = {**tables.get("numbers", {}), **number_prefixes}
 
     def field_kind(self, name: str, prop: Mapping[str, Any]) -> tuple[str, str | None]:
         """A described field's kind (and reference target)."""
@@ -118,10 +125,13 @@ class _Overlay:
         return "string", None
 
     def spec_table(self, name: str, schema: Mapping[str, Any]) -> TableSpec:
-        """A table the document describes: every property a column, ``sys_id`` first."""
+        """A table the document describes: every property a column, the key first."""
         props: Mapping[str, Any] = schema["properties"]
+        key = self.key
+        if key not in props:
+            raise ValueError(f"table {name}: the document describes no key field {key!r}")
         fields = []
-        for field_name in ["sys_id", *sorted(field for field in props if field != "sys_id")]:
+        for field_name in [key, *sorted(field for field in props if field != key)]:
             prop = props[field_name]
             kind, target = self.field_kind(field_name, prop)
             fields.append(
@@ -151,7 +161,7 @@ class _Overlay:
 
     def extra_table(self, name: str, info: Mapping[str, Any]) -> TableSpec:
         """A table outside the document, as the overlay lists it."""
-        fields = [FieldSpec("sys_id", read_only=True)]
+        fields = [FieldSpec(self.key, read_only=True)]
         for field_name in info["fields"]:
             kind, target = self.extra_kinds.get(field_name, ("string", None))
             if field_name in self.references and kind == "string":

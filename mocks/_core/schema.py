@@ -63,9 +63,10 @@ class TableSpec:
 
     Attributes:
         name: Table name (``incident``).
-        fields: Columns in storage order; ``sys_id`` (the primary key) first.
+        fields: Columns in storage order; the first is the primary key, named as the system
+            names its keys (see :attr:`key_field`).
         label: Human name ("Incident").
-        display_field: The field shown as a reference's display value.
+        display_field: The field shown as a reference's display value (empty: the key field).
         number_prefix: Prefix of the auto-numbered ``number`` field, if any.
         indexes: Column tuples to index (lookups the service layer runs often).
     """
@@ -73,7 +74,7 @@ class TableSpec:
     name: str
     fields: tuple[FieldSpec, ...]
     label: str
-    display_field: str = "sys_id"
+    display_field: str = ""
     number_prefix: str | None = None
     indexes: tuple[tuple[str, ...], ...] = ()
     _by_name: Mapping[str, FieldSpec] = field(init=False, repr=False, compare=False)
@@ -81,8 +82,10 @@ class TableSpec:
     columns: tuple[str, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if not self.fields or self.fields[0].name != "sys_id":
-            raise ValueError(f"table {self.name}: sys_id must be the first field")
+        if not self.fields:
+            raise ValueError(f"table {self.name}: no fields (the first is the primary key)")
+        if not self.display_field:
+            object.__setattr__(self, "display_field", self.fields[0].name)
         by_name = {spec.name: spec for spec in self.fields}
         if len(by_name) != len(self.fields):
             raise ValueError(f"table {self.name}: duplicate field names")
@@ -100,7 +103,7 @@ class TableSpec:
 
     @property
     def key_field(self) -> str:
-        """The primary key's field: the first one (``sys_id`` in ITSM; each system names its own)."""
+        """The primary key's field: the first one (each system names its own)."""
         return self.fields[0].name
 
     @property

@@ -4,10 +4,13 @@ The service layer runs millions of calls, so rows go through the raw ``sqlite3``
 with SQL generated once per table from the catalog (an ORM round trip costs more than the
 whole read budget). The schema itself comes from the SQLModel classes.
 
-Every write is recorded by SQLite triggers in ``_change_log`` (table, sys_id) and
+Every write is recorded by SQLite triggers in ``_change_log`` (table, row key) and
 ``_before_<table>`` (the row as it was before its first change), inside the same
 transaction, so a rolled-back call leaves no trace and the verifier's diff costs
 O(changed rows), whatever the world's size.
+
+A row is found by its table's key field (:attr:`TableSpec.key_field
+<enterprise_envs.mocks._core.schema.TableSpec.key_field>`), whatever the system calls it.
 """
 
 from __future__ import annotations
@@ -17,7 +20,10 @@ import json
 import sqlite3
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
+
+from sqlalchemy.dialects.sqlite.base import SQLiteDialect
 
 from enterprise_envs.mocks._core.schema import Catalog
 
@@ -28,6 +34,10 @@ CHANGE_LOG = "_change_log"
 #: (its defaults, JSON of the non-empty fields) and which fields the client supplied, then or in
 #: a later update. The verifier's measure of "a new record as made" (see verifiers/diff.py).
 NEW_DEFAULTS = "_new_defaults"
+#: The change log's column for a row's key when a catalog's tables name their keys differently.
+ROW_KEY = "row_key"
+#: The change log's other columns, which a key column must not shadow.
+_LOG_COLUMNS = frozenset({"tbl", "inserted", "seq", "defaults", "supplied"})
 
 
 class ReadOnlyViolation(RuntimeError):
@@ -77,33 +87,63 @@ def _before_table(table: str) -> str:
     return f"_before_{table}"
 
 
+_SQLITE_NAMES = SQLiteDialect().identifier_preparer
+
+
+def _schema_name(identifier: str) -> str:
+    """An identifier for SQL kept in the database's schema: bare unless SQLite needs quotes.
+
+    The same rule SQLAlchemy writes the tables' own DDL by (quotes for keywords, capitals and
+    other characters), so the schema text, and with it the serialized world, does not change
+    with how this module spells a name.
+    """
+    return _SQLITE_NAMES.quote(identifier)
+
+
+def change_log_key(catalog: Catalog) -> str:
+    """The column of the change log (and the new-row record) holding a changed row's key.
+
+    Named like the catalog's key field when every table shares one (the log then reads like the
+    tables, and worlds built before the key became the system's choice keep their bytes), else
+    :data:`ROW_KEY`.
+    """
+    keys = {spec.key_field for spec in catalog.values()}
+    if len(keys) == 1:
+        (key,) = keys
+        if key not in _LOG_COLUMNS:
+            return key
+    return ROW_KEY
+
+
 def install_change_log(conn: sqlite3.Connection, catalog: Catalog) -> None:
     """Create the change log, the before-image tables and their triggers on every catalog table.
 
     Called once when a world is built, after the bulk load, so the snapshot carries the
     triggers and an empty log. Each table gets a shadow table holding the first before-image
     of every row changed; the triggers copy the row with ``SELECT *`` rather than listing its
-    columns, which keeps the parsed schema (paid per connection, per env) small.
+    columns, which keeps the parsed schema (paid per connection, per env) small. Rows are
+    matched on each table's key field.
     """
+    logged = _schema_name(change_log_key(catalog))
     conn.execute(
-        f"CREATE TABLE {CHANGE_LOG} (tbl TEXT NOT NULL, sys_id TEXT NOT NULL, inserted INTEGER NOT NULL, "
-        "seq INTEGER NOT NULL, PRIMARY KEY (tbl, sys_id)) WITHOUT ROWID"
+        f"CREATE TABLE {CHANGE_LOG} (tbl TEXT NOT NULL, {logged} TEXT NOT NULL, inserted INTEGER NOT NULL, "
+        f"seq INTEGER NOT NULL, PRIMARY KEY (tbl, {logged})) WITHOUT ROWID"
     )
     conn.execute(
-        f"CREATE TABLE {NEW_DEFAULTS} (tbl TEXT NOT NULL, sys_id TEXT NOT NULL, defaults TEXT NOT NULL, "
-        "supplied TEXT NOT NULL, PRIMARY KEY (tbl, sys_id)) WITHOUT ROWID"
+        f"CREATE TABLE {NEW_DEFAULTS} (tbl TEXT NOT NULL, {logged} TEXT NOT NULL, defaults TEXT NOT NULL, "
+        f"supplied TEXT NOT NULL, PRIMARY KEY (tbl, {logged})) WITHOUT ROWID"
     )
     seq = f"(SELECT COUNT(*) FROM {CHANGE_LOG})"
     for table in catalog.values():
-        name, before = table.name, _before_table(table.name)
+        name, before, key = table.name, _before_table(table.name), _schema_name(table.key_field)
         columns = ", ".join(f'"{col}" TEXT' for col in table.columns)
-        copy = f'INSERT OR IGNORE INTO "{before}" SELECT * FROM "{name}" WHERE sys_id = OLD.sys_id;'
-        log = f"INSERT OR IGNORE INTO {CHANGE_LOG} VALUES ('{name}', OLD.sys_id, 0, {seq});"
+        copy = f'INSERT OR IGNORE INTO "{before}" SELECT * FROM "{name}" WHERE {key} = OLD.{key};'
+        log = f"INSERT OR IGNORE INTO {CHANGE_LOG} VALUES ('{name}', OLD.{key}, 0, {seq});"
         conn.executescript(
             f"""
-            CREATE TABLE "{before}" ({columns}, PRIMARY KEY (sys_id)) WITHOUT ROWID;
+            CREATE TABLE "{before}" ({columns}, PRIMARY KEY ({key})) WITHOUT ROWID;
             CREATE TRIGGER "_log_ins_{name}" AFTER INSERT ON "{name}" BEGIN
-              INSERT OR IGNORE INTO {CHANGE_LOG} VALUES ('{name}', NEW.sys_id, 1, {seq});
+              INSERT OR IGNORE INTO {CHANGE_LOG} VALUES ('{name}', NEW.{key}, 1, {seq});
             END;
             CREATE TRIGGER "_log_upd_{name}" BEFORE UPDATE ON "{name}" BEGIN {copy} {log} END;
             CREATE TRIGGER "_log_del_{name}" BEFORE DELETE ON "{name}" BEGIN {copy} {log} END;
@@ -111,16 +151,52 @@ def install_change_log(conn: sqlite3.Connection, catalog: Catalog) -> None:
         )
 
 
+@dataclass(frozen=True)
+class _Sql:
+    """SQL text for one catalog, generated once (see :func:`_sql_for`).
+
+    Attributes:
+        keys: Table -> its key column, quoted.
+        select_cols: Table -> every column, quoted, in storage order.
+        insert: Table -> INSERT of a whole row.
+        get: Table -> SELECT of a whole row by key.
+        delete: Table -> DELETE of a row by key.
+        first_image: Table -> SELECT of a row's first before-image by key.
+        log_key: The change log's key column, quoted.
+        update: (table, changed columns) -> UPDATE by key, filled as writes need them.
+    """
+
+    keys: dict[str, str]
+    select_cols: dict[str, str]
+    insert: dict[str, str]
+    get: dict[str, str]
+    delete: dict[str, str]
+    first_image: dict[str, str]
+    log_key: str
+    update: dict[tuple, str]
+
+
 @functools.cache
-def _sql_for(catalog: Catalog) -> tuple[dict[str, str], dict[str, str], dict[str, str], dict[tuple, str]]:
+def _sql_for(catalog: Catalog) -> _Sql:
     """SQL text per table, shared by every store over the same catalog (memory per env matters)."""
+    keys = {name: f'"{spec.key_field}"' for name, spec in catalog.items()}
     select_cols = {name: ", ".join(f'"{col}"' for col in spec.columns) for name, spec in catalog.items()}
-    insert_sql = {
-        name: f'INSERT INTO "{name}" ({select_cols[name]}) VALUES ({_marks(len(spec.columns))})'
-        for name, spec in catalog.items()
-    }
-    get_sql = {name: f'SELECT {select_cols[name]} FROM "{name}" WHERE sys_id = ?' for name in catalog}
-    return select_cols, insert_sql, get_sql, {}
+    return _Sql(
+        keys=keys,
+        select_cols=select_cols,
+        insert={
+            name: f'INSERT INTO "{name}" ({select_cols[name]}) VALUES ({_marks(len(spec.columns))})'
+            for name, spec in catalog.items()
+        },
+        get={name: f'SELECT {select_cols[name]} FROM "{name}" WHERE {keys[name]} = ?' for name in catalog},
+        delete={name: f'DELETE FROM "{name}" WHERE {keys[name]} = ?' for name in catalog},
+        first_image={
+            name: f'SELECT {select_cols[name]} FROM "{_before_table(name)}" WHERE {keys[name]} = ?'
+            for name in catalog
+        },
+        log_key=f'"{change_log_key(catalog)}"',
+        update={},
+    )
 
 
 class Store:
@@ -134,8 +210,13 @@ class Store:
     def __init__(self, conn: sqlite3.Connection, catalog: Catalog) -> None:
         self.conn = conn
         self.catalog = catalog
-        sql = _sql_for(catalog)
-        self._select_cols, self._insert_sql, self._get_sql, self._update_sql = sql
+        self._sql = sql = _sql_for(catalog)
+        self._select_cols, self._insert_sql, self._get_sql, self._update_sql = (
+            sql.select_cols,
+            sql.insert,
+            sql.get,
+            sql.update,
+        )
         #: Which snapshot the open episode transaction started from (None: none to roll back to).
         self._episode_of: Hashable | None = None
         #: How the last :meth:`restore` got there: ``"rollback"`` or ``"deserialize"``.
@@ -202,13 +283,13 @@ class Store:
 
     # -- reads -------------------------------------------------------------------------------
 
-    def get(self, table: str, sys_id: str) -> Row | None:
-        """The row with this sys_id, or None."""
-        found = self.conn.execute(self._get_sql[table], (sys_id,)).fetchone()
+    def get(self, table: str, key: str) -> Row | None:
+        """The row whose key field is ``key``, or None."""
+        found = self.conn.execute(self._get_sql[table], (key,)).fetchone()
         return None if found is None else dict(zip(self.catalog[table].columns, found, strict=True))
 
     def find_one(self, table: str, column: str, value: str) -> Row | None:
-        """The first row (by sys_id) whose ``column`` equals ``value``, or None."""
+        """The first row (in key order) whose ``column`` equals ``value``, or None."""
         rows = self.select(table, f'"{self._column(table, column)}" = ?', (value,), limit=1)
         return rows[0] if rows else None
 
@@ -218,14 +299,15 @@ class Store:
         where: str = "1",
         params: Sequence[Any] = (),
         *,
-        order_by: str = "sys_id",
+        order_by: str | None = None,
         limit: int | None = None,
         offset: int = 0,
         columns: Sequence[str] | None = None,
     ) -> list[Row]:
         """Rows matching a SQL condition built by trusted code (never raw agent text).
 
-        ``columns``: only these fields of each row (default: all).
+        ``order_by``: an ``ORDER BY`` body (default: the table's key field). ``columns``: only
+        these fields of each row (default: all).
         """
         names = list(columns) if columns is not None else self.catalog[table].columns
         chosen = (
@@ -233,7 +315,7 @@ class Store:
             if columns is None
             else ", ".join(f'"{self._column(table, c)}"' for c in names)
         )
-        sql = f'SELECT {chosen} FROM "{table}" WHERE {where} ORDER BY {order_by}'
+        sql = f'SELECT {chosen} FROM "{table}" WHERE {where} ORDER BY {order_by or self._sql.keys[table]}'
         if limit is not None:
             sql += f" LIMIT {int(limit)} OFFSET {int(offset)}"
         elif offset:
@@ -245,11 +327,16 @@ class Store:
         return self.conn.execute(f'SELECT COUNT(*) FROM "{table}" WHERE {where}', tuple(params)).fetchone()[0]
 
     def column_values(
-        self, table: str, column: str, where: str = "1", params: Sequence[Any] = (), order_by: str = "sys_id"
+        self,
+        table: str,
+        column: str,
+        where: str = "1",
+        params: Sequence[Any] = (),
+        order_by: str | None = None,
     ) -> list[str]:
-        """One column of the matching rows (sys_id order by default)."""
+        """One column of the matching rows (in key order unless ``order_by`` says otherwise)."""
         col = self._column(table, column)
-        sql = f'SELECT "{col}" FROM "{table}" WHERE {where} ORDER BY {order_by}'
+        sql = f'SELECT "{col}" FROM "{table}" WHERE {where} ORDER BY {order_by or self._sql.keys[table]}'
         return [found[0] for found in self.conn.execute(sql, tuple(params))]
 
     # -- writes ------------------------------------------------------------------------------
@@ -264,20 +351,21 @@ class Store:
         self.conn.execute(self._insert_sql[table], tuple(full.values()))
         return full
 
-    def update(self, table: str, sys_id: str, changes: Mapping[str, str]) -> None:
-        """Set the given columns of one row."""
+    def update(self, table: str, key: str, changes: Mapping[str, str]) -> None:
+        """Set the given columns of the row whose key field is ``key``."""
         if not changes:
             return
-        key = (table, tuple(changes))
-        sql = self._update_sql.get(key)
+        shape = (table, tuple(changes))
+        sql = self._update_sql.get(shape)
         if sql is None:
             assignments = ", ".join(f'"{self._column(table, col)}" = ?' for col in changes)
-            sql = self._update_sql[key] = f'UPDATE "{table}" SET {assignments} WHERE sys_id = ?'
-        self.conn.execute(sql, (*changes.values(), sys_id))
+            where = self._sql.keys[table]
+            sql = self._update_sql[shape] = f'UPDATE "{table}" SET {assignments} WHERE {where} = ?'
+        self.conn.execute(sql, (*changes.values(), key))
 
-    def delete(self, table: str, sys_id: str) -> None:
-        """Delete one row."""
-        self.conn.execute(f'DELETE FROM "{table}" WHERE sys_id = ?', (sys_id,))
+    def delete(self, table: str, key: str) -> None:
+        """Delete the row whose key field is ``key``."""
+        self.conn.execute(self._sql.delete[table], (key,))
 
     # -- transactions ------------------------------------------------------------------------
 
@@ -319,22 +407,21 @@ class Store:
     # -- change log --------------------------------------------------------------------------
 
     def changed_rows(self) -> list[tuple[str, str, Row | None]]:
-        """(table, sys_id, row before its first change or None if inserted), in write order."""
+        """(table, row key, row before its first change or None if inserted), in write order."""
         return [
-            (tbl, sys_id, None if inserted else self.first_image(tbl, sys_id))
-            for tbl, sys_id, inserted in self.changed_keys()
+            (tbl, key, None if inserted else self.first_image(tbl, key))
+            for tbl, key, inserted in self.changed_keys()
         ]
 
     def changed_keys(self) -> list[tuple[str, str, bool]]:
-        """(table, sys_id, inserted) of every row changed since the start, in write order (no row reads)."""
-        logged = f"SELECT tbl, sys_id, inserted FROM {CHANGE_LOG} ORDER BY seq, tbl, sys_id"
-        return [(tbl, sys_id, bool(inserted)) for tbl, sys_id, inserted in self.conn.execute(logged)]
+        """(table, row key, inserted) of every row changed since the start, in write order (no row reads)."""
+        key = self._sql.log_key
+        logged = f"SELECT tbl, {key}, inserted FROM {CHANGE_LOG} ORDER BY seq, tbl, {key}"
+        return [(tbl, row_key, bool(inserted)) for tbl, row_key, inserted in self.conn.execute(logged)]
 
-    def first_image(self, table: str, sys_id: str) -> Row | None:
+    def first_image(self, table: str, key: str) -> Row | None:
         """A changed row as it was before its first change in this episode (None if it was created)."""
-        found = self.conn.execute(
-            f'SELECT {self._select_cols[table]} FROM "{_before_table(table)}" WHERE sys_id = ?', (sys_id,)
-        ).fetchone()
+        found = self.conn.execute(self._sql.first_image[table], (key,)).fetchone()
         return None if found is None else dict(zip(self.catalog[table].columns, found, strict=True))
 
     def start_values(self, table: str, column: str, min_length: int = 0) -> set[str]:
@@ -343,9 +430,10 @@ class Store:
         Rows the episode changed are read from their first before-images; created rows are left out.
         """
         col, before = self._column(table, column), _before_table(table)
+        key, logged = self._sql.keys[table], self._sql.log_key
         found = self.conn.execute(
-            f'SELECT DISTINCT "{col}" FROM "{table}" WHERE length("{col}") >= ? AND sys_id NOT IN '
-            f"(SELECT sys_id FROM {CHANGE_LOG} WHERE tbl = ?) "
+            f'SELECT DISTINCT "{col}" FROM "{table}" WHERE length("{col}") >= ? AND {key} NOT IN '
+            f"(SELECT {logged} FROM {CHANGE_LOG} WHERE tbl = ?) "
             f'UNION SELECT "{col}" FROM "{before}" WHERE length("{col}") >= ?',
             (min_length, table, min_length),
         )
@@ -356,14 +444,15 @@ class Store:
         return self.conn.execute(f"SELECT COUNT(*) FROM {CHANGE_LOG}").fetchone()[0]
 
     def changed_since(self, mark: int) -> list[tuple[str, str]]:
-        """(table, sys_id) of the rows first changed after :meth:`change_log_size` returned ``mark``."""
+        """(table, row key) of the rows first changed after :meth:`change_log_size` returned ``mark``."""
+        key = self._sql.log_key
         found = self.conn.execute(
-            f"SELECT tbl, sys_id FROM {CHANGE_LOG} WHERE seq >= ? ORDER BY seq, tbl, sys_id", (mark,)
+            f"SELECT tbl, {key} FROM {CHANGE_LOG} WHERE seq >= ? ORDER BY seq, tbl, {key}", (mark,)
         )
-        return [(tbl, sys_id) for tbl, sys_id in found.fetchall()]
+        return [(tbl, row_key) for tbl, row_key in found.fetchall()]
 
     def record_new_defaults(
-        self, table: str, sys_id: str, defaults: Mapping[str, str], supplied: Iterable[str] = ()
+        self, table: str, key: str, defaults: Mapping[str, str], supplied: Iterable[str] = ()
     ) -> None:
         """Record what the service gives a new row before the client's values, and what the client gave.
 
@@ -372,25 +461,27 @@ class Store:
         plain = {name: value for name, value in defaults.items() if value != ""}
         self.conn.execute(
             f"INSERT OR REPLACE INTO {NEW_DEFAULTS} VALUES (?, ?, ?, ?)",
-            (table, sys_id, json.dumps(plain, sort_keys=True), json.dumps(sorted(set(supplied)))),
+            (table, key, json.dumps(plain, sort_keys=True), json.dumps(sorted(set(supplied)))),
         )
 
-    def note_supplied(self, table: str, sys_id: str, supplied: Iterable[str]) -> None:
+    def note_supplied(self, table: str, key: str, supplied: Iterable[str]) -> None:
         """Add fields a client supplied in an update, if the row was created this episode."""
+        logged = self._sql.log_key
         found = self.conn.execute(
-            f"SELECT supplied FROM {NEW_DEFAULTS} WHERE tbl = ? AND sys_id = ?", (table, sys_id)
+            f"SELECT supplied FROM {NEW_DEFAULTS} WHERE tbl = ? AND {logged} = ?", (table, key)
         ).fetchone()
         if found is not None:
             names = sorted(set(json.loads(found[0])) | set(supplied))
             self.conn.execute(
-                f"UPDATE {NEW_DEFAULTS} SET supplied = ? WHERE tbl = ? AND sys_id = ?",
-                (json.dumps(names), table, sys_id),
+                f"UPDATE {NEW_DEFAULTS} SET supplied = ? WHERE tbl = ? AND {logged} = ?",
+                (json.dumps(names), table, key),
             )
 
-    def new_defaults(self, table: str, sys_id: str) -> tuple[dict[str, str], frozenset[str]] | None:
+    def new_defaults(self, table: str, key: str) -> tuple[dict[str, str], frozenset[str]] | None:
         """(defaults, fields the client supplied) of a row created this episode; None if not the service's."""
         found = self.conn.execute(
-            f"SELECT defaults, supplied FROM {NEW_DEFAULTS} WHERE tbl = ? AND sys_id = ?", (table, sys_id)
+            f"SELECT defaults, supplied FROM {NEW_DEFAULTS} WHERE tbl = ? AND {self._sql.log_key} = ?",
+            (table, key),
         ).fetchone()
         return None if found is None else (json.loads(found[0]), frozenset(json.loads(found[1])))
 

@@ -52,7 +52,7 @@ def test_insert_through_a_tool(itsm: Backend) -> None:
     assert change.op == "insert"
     assert change.before is None
     assert change.after is not None and change.after["number"] == created.body["number"]
-    assert change.sys_id == created.body["sys_id"]
+    assert change.row_key == created.body["sys_id"]
     assert change.fields["short_description"] == ("", "VPN drops hourly")
     # every non-empty field of the new row is listed, as ("", value)
     assert set(change.fields) == {name for name, value in change.after.items() if value != ""}

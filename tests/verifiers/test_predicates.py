@@ -72,6 +72,7 @@ CASES = [
     ({"gt": "0"}, "", None, False),
     ({"lt": "9"}, "", None, False),
     ({"lte": "2026-01-01 00:00:00"}, "", None, False),
+    ({"same_as": "$ticket.number"}, "INC0010041", None, True),  # decided once claims are known
     ({"references": SYS_ID}, SYS_ID, None, True),
     ({"references": SYS_ID}, OTHER_ID, None, False),
     ({"references": SYS_ID}, "", None, False),
@@ -271,3 +272,13 @@ def test_row_failure_reports_the_first_failing_predicate_in_order() -> None:
 
 def holds_on(change, name: str, spec: Any) -> bool:
     return failure(FieldPredicate.model_validate(spec), change, name) is None
+
+
+def test_same_as_compares_with_the_claimed_rows_values() -> None:
+    """``same_as`` carries an earlier step's output: the value of a field of a row another entry claimed."""
+    claims = {"ticket": frozenset({SYS_ID}), "ticket.number": frozenset({"INC0010041"})}
+    assert holds({"same_as": "$ticket.number"}, "INC0010041", claims=claims)
+    assert not holds({"same_as": "$ticket.number"}, "INC0010042", claims=claims)
+    assert not holds({"same_as": "$ticket.number"}, "INC0010041", claims={"ticket": frozenset()})
+    with pytest.raises(ValidationError, match="same_as takes"):
+        FieldPredicate.model_validate({"same_as": "$ticket"})

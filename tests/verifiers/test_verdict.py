@@ -231,7 +231,7 @@ def test_allow_predicates_limit_what_is_allowed(itsm: Backend) -> None:
     ]
     verdict = verify(itsm.store, expect({"allow": allow}))
     assert not verdict.passed
-    assert [change.sys_id for change in verdict.unexplained] == [second["sys_id"]]
+    assert [change.row_key for change in verdict.unexplained] == [second["sys_id"]]
 
 
 def test_forbid_fails_by_label_even_when_allow_would_claim_the_row(itsm: Backend) -> None:
@@ -379,7 +379,7 @@ def test_bookkeeping_no_change_explains_fails_the_verdict(itsm: Backend) -> None
     first = incidents(itsm, 1)[0]
     update(itsm, "incident", first["sys_id"], sys_mod_count="77")
     verdict = verify(itsm.store, expect({}))
-    assert not verdict.passed and [change.sys_id for change in verdict.unexplained] == [first["sys_id"]]
+    assert not verdict.passed and [change.row_key for change in verdict.unexplained] == [first["sys_id"]]
 
 
 # -- references between entries -----------------------------------------------------------------

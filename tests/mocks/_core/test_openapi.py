@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import tomllib
 
+import pytest
+
 from enterprise_envs.mocks._core.openapi import catalog_from_openapi
 
 DOCUMENT = {
@@ -31,6 +33,7 @@ DOCUMENT = {
 NUMBERED = {"kv_setting": "KVS"}
 OVERLAY = tomllib.loads(
     """
+key = "sys_id"
 common_system = ["created_on", "revision"]
 
 [schemas]
@@ -113,3 +116,14 @@ def test_an_extra_table_is_listed_by_the_overlay_with_its_bookkeeping_columns() 
     assert kinds["owner"] == "reference" and kinds["created_on"] == "datetime"
     assert all(spec.read_only for spec in table.fields if spec.name in ("sys_id", "created_on", "revision"))
     assert table.display_field == "login" and table.label == "User" and table.number_prefix is None
+
+
+def test_the_overlay_names_the_key_field() -> None:
+    catalog = catalog_from_openapi("kv", DOCUMENT, {**OVERLAY, "key": "key"}, NUMBERED)
+    setting, user = catalog["kv_setting"], catalog["kv_user"]
+    assert setting.key_field == "key" and setting.columns[1:4] == ("changed_on", "enabled", "expires")
+    assert "sys_id" in setting.columns  # an ordinary column now
+    assert user.key_field == "key" and user.field("key").read_only
+    # Without one, the key is ``id``: a document describing no ``id`` is refused by name.
+    with pytest.raises(ValueError, match="no key field 'id'"):
+        catalog_from_openapi("kv", DOCUMENT, {k: v for k, v in OVERLAY.items() if k != "key"}, NUMBERED)
