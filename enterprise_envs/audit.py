@@ -28,7 +28,8 @@ from enterprise_envs import registry
 from enterprise_envs.agents import OracleAgent, play_episode
 from enterprise_envs.env import EnterpriseEnv
 from enterprise_envs.mocks._core.access import Operation
-from enterprise_envs.mocks._core.backend import Backend, CallResult
+from enterprise_envs.mocks._core.backend import CallResult
+from enterprise_envs.mocks._core.world import World, split_table
 from enterprise_envs.mocks._core.observables import Notification
 from enterprise_envs.mocks._core.tools import ToolKind
 from enterprise_envs.scenarios.users.turns import Message, UserSimulator
@@ -108,7 +109,7 @@ class EnvEpisodes:
             if action.kind == "end":
                 break
             if action.kind == "tool":
-                full = env.backend.system.surface(action.surface or surface).full_response
+                full = env.world.tools(action.surface or surface).full_response
                 content = player.result.to_json(full=full) if player.result else json.dumps(step.body)
                 observation = {"role": "tool", "name": action.tool, "content": content}
             else:
@@ -120,7 +121,7 @@ class EnvEpisodes:
         seed: int,
         surface: str,
         actions: Sequence[Action],
-        after_call: Callable[[Backend, int], None] | None = None,
+        after_call: Callable[[World, int], None] | None = None,
     ) -> Run:
         """Play actions open-loop on a fresh reset, then verify.
 
@@ -128,7 +129,7 @@ class EnvEpisodes:
             seed: The episode seed.
             surface: The episode's surface.
             actions: What to play.
-            after_call: Called with the backend and the action's index after each tool call (a
+            after_call: Called with the world and the action's index after each tool call (a
                 test changing state behind the agent's back, e.g. fields the user cannot see).
         """
         env = self._start(seed, surface)
@@ -136,7 +137,7 @@ class EnvEpisodes:
         for index, action in enumerate(actions):
             player.play(action)
             if action.kind == "tool" and after_call is not None:
-                after_call(env.backend, index)
+                after_call(env.world, index)
             if action.kind == "end":
                 break
         return player.finish()
@@ -144,17 +145,17 @@ class EnvEpisodes:
     def context(self, seed: int, surface: str) -> ProbeContext:
         """The probe context at the instance's start."""
         env = self._start(seed, surface)
-        backend = env.backend
-        system, store = backend.system, backend.store
+        world = env.world
+        system, store = world.system, world.store
         assert env.instance is not None
         surfaces = {
             name: {
                 tool.name: ToolInfo(tool.name, tool.kind.value, tool.input_schema)
-                for tool in system.surface(name)
+                for tool in world.tools(name)
             }
             for name in system.surfaces
         }
-        agent = backend.identity
+        agent = world.backend.identity
 
         def select(table: str, where: str, params: Sequence[str], limit: int | None) -> list[dict[str, str]]:
             return store.select(table, where, tuple(params), limit=limit)
@@ -162,12 +163,18 @@ class EnvEpisodes:
         def allowed(
             operation: str, table: str, row: Any, changes: Mapping[str, str], as_user: str | None
         ) -> bool:
-            identity = agent if as_user is None else system.user_identity(store, as_user)
+            # The table's own system decides, for its own identity of the agent or the user.
+            name, local = split_table(table, world.primary)
+            backend = world.backends.get(name)
+            if backend is None:
+                return False
+            owner = backend.system
+            identity = backend.identity if as_user is None else owner.user_identity(backend.store, as_user)
             if identity is None:
                 return False
             try:
-                system.access.check(
-                    identity, Operation(operation), table, dict(row) if row else None, changes
+                owner.access.check(
+                    identity, Operation(operation), local, dict(row) if row else None, changes
                 )
             except Exception:  # noqa: BLE001  (a refusal is a ToolError; anything else is a no too)
                 return False
@@ -178,10 +185,12 @@ class EnvEpisodes:
             tools=surfaces[surface],
             surfaces=surfaces,
             expectation=env.instance.expectation,
-            catalog=system.catalog,
+            catalog=world.catalog,
             select=select,
             allowed=allowed,
             agent=agent.user_name,
+            conventions=system.conventions,
+            systems={} if world.single else {name: s.conventions for name, s in world.systems.items()},
             decided=frozenset(entry for fact in env.instance.persona.facts for entry in fact.decides),
             private={
                 table: (tuple(owners), tuple((rule.details or {}).get(table, ())))
@@ -226,7 +235,7 @@ class _Player:
 
     def __init__(self, env: EnterpriseEnv, surface: str, effects: bool = False) -> None:
         self.env, self.surface, self.effects = env, surface, effects
-        self.backend = env.backend
+        self.world = env.world
         self.steps: list[Step] = []
         self.said: list[str] = []
         # The conversation as the env had it after reset (the opening), continued by the same
@@ -235,7 +244,7 @@ class _Player:
         self.confirms: list[bool] = [turn.confirms for turn in env.user_turns]
         self.seen: list[str] = [_seen_text(())] * len(env.user_turns)
         self.result: CallResult | None = None
-        self.diff = compute_diff(self.backend.store) if effects else None
+        self.diff = compute_diff(self.world.store) if effects else None
 
     def play(self, action: Action) -> Step:
         if action.kind != "tool":
@@ -245,28 +254,27 @@ class _Player:
             step = Step(action)
             self.steps.append(step)
             return step
-        backend = self.backend
+        world = self.world
         identity = None
         if action.as_user:
-            identity = backend.system.user_identity(backend.store, action.as_user)
-        tools = backend.system.surface(action.surface) if action.surface else backend.surface
-        tool = tools.tools.get(action.tool)
+            identity = world.user_identity(action.as_user, action.tool, action.surface)
+        tool = world.tools(action.surface).tools.get(action.tool)
         write = tool is not None and tool.kind is ToolKind.WRITE
-        denials = len(backend.denials)
+        denials = len(world.denials)
         self.result = None
         if action.as_user and identity is None:
             step = Step(action, 404, {"error": f"no user {action.as_user!r}"}, write)
         else:
             arguments = json.loads(json.dumps(action.arguments))
-            result = self.result = backend.call(
+            result = self.result = world.call(
                 action.tool, arguments, surface=action.surface, identity=identity
             )
             effects = ()
             if write and self.diff is not None:
-                diff = compute_diff(backend.store)
+                diff = compute_diff(world.store)
                 effects = step_effects(self.diff, diff)
                 self.diff = diff
-            step = Step(action, result.status, result.body, write, effects, len(backend.denials) > denials)
+            step = Step(action, result.status, result.body, write, effects, len(world.denials) > denials)
         self.steps.append(step)
         return step
 
@@ -277,10 +285,10 @@ class _Player:
         """The simulated user's answer to an agent message (none if the simulator fails)."""
         instance = self.env.instance
         assert instance is not None
-        at = self.backend.call_index
+        at = self.world.call_index
         self.transcript.append(Message("agent", text, at))
         try:
-            seen = instance.observe(self.backend)
+            seen = instance.observe(self.world)
             view = instance.view(seen, self.transcript)
             turn = self.env.user.respond(instance.persona, instance.seed, self.transcript, view)
         except Exception:  # noqa: BLE001  (a replay judges the verifier; a silent user is fine)
@@ -290,7 +298,7 @@ class _Player:
         self.seen.append(_seen_text(seen))
 
     def finish(self) -> Run:
-        backend = self.backend
+        backend = self.world
         instance = self.env.instance
         assert instance is not None
         denials = tuple((d.tool, d.operation, d.table, d.sys_id) for d in backend.denials)

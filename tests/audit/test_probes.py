@@ -49,17 +49,23 @@ def test_swap_replaces_identifiers_whole_and_at_token_boundaries() -> None:
     assert untouched.text == "INC00100012 and abel.tuter2 stay"
 
 
-def test_the_record_api_is_found_by_the_shape_of_its_tools() -> None:
-    api = RecordApi.find(_surfaces())
+def test_the_record_api_is_the_one_the_system_declares() -> None:
+    declared = ITSM.conventions.audit.record_api
+    api = RecordApi.find(declared, _surfaces())
     assert api is not None and api.surface == "rest"
     assert (api.create_tool, api.update_tool, api.delete_tool) == (
         "table_create",
         "table_update",
         "table_delete",
     )
-    assert RecordApi.find(_surfaces(("typed",))) is None
+    assert RecordApi.find(declared, _surfaces(("typed",))) is None  # not on the surfaces: none
+    assert RecordApi.find(None, _surfaces()) is None  # none declared: none, whatever the tools
     action = api.update("incident", "x" * 32, {"urgency": "1"}, note="n")
-    assert action.surface == "rest" and action.arguments["fields"] == {"urgency": "1"}
+    assert action.surface == "rest" and action.arguments == {
+        "table": "incident",
+        "sys_id": "x" * 32,
+        "fields": {"urgency": "1"},
+    }
 
 
 def test_every_probe_family_builds_variants_from_the_oracle(report_incident) -> None:

@@ -8,7 +8,8 @@ a failure is a false negative (valid work rejected) and fails the scenario's aud
   message of the corpus that tells it (``corpus/agent_messages.jsonl``, true items of the
   check's kind, the value put in); what the message told for other checks is kept beside it. A
   refusal is replaced by a corpus refusal.
-- ``number_format``: a record number written INC-0010041, inc 0010041, #INC0010041.
+- ``number_format``: a record number written with a dash, lower case with a space, or after a
+  ``#`` (PRE-0001234, pre 0001234, #PRE0001234).
 - ``extra_read``: the oracle's first read repeated at the start and again before it ends.
 - ``extra_question``: a harmless question to the caller first.
 - ``reordered``: two adjacent reads swapped (their arguments are fixed, so neither needs the
@@ -34,8 +35,9 @@ __all__ = ["ALTERNATIVES", "alternatives"]
 PARAPHRASES = 3
 #: A harmless question an agent may ask first.
 QUESTION = "Before we start, is this chat the best way to reach you if we need you later?"
-#: What stands in for a value moved out of a message (the message still reads).
-_NEUTRAL = {"number": "your ticket", "state": "being looked at"}
+#: What stands in for a value moved out of a message (the message still reads), by check kind; a
+#: number's stand-in names the record as the system's users call it (its vocabulary).
+_NEUTRAL = {"number": "your {record}", "state": "being looked at"}
 
 Alternative = Callable[[Run, ProbeContext], list[Variant]]
 
@@ -99,7 +101,8 @@ def paraphrase(oracle: Run, ctx: ProbeContext) -> list[Variant]:
                     new.append(action)
                     continue
                 # The message is said the corpus's way; what it also told for other checks stays.
-                rest = pattern.sub(lambda _m, stand_in=_NEUTRAL[kind]: stand_in, action.text)
+                stand_in = _NEUTRAL[kind].format(record=ctx.conventions.vocabulary.record)
+                rest = pattern.sub(lambda _m, stand_in=stand_in: stand_in, action.text)
                 if any(answers([rest], v, r) for v, r in others):
                     new.append(Action.say(rest))
                 new.append(Action.say(text))

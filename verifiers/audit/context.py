@@ -4,17 +4,26 @@ A :class:`ProbeContext` is built by the layer that runs episodes, for one (scena
 surface), at the episode's start state. Probes use it to find rows of the world (a look-alike of
 the record the oracle changed, an unrelated record to damage), to ask the access policy whether
 an operation is the agent's to make, and to write through a system's generic record API.
+
+Nothing here assumes a vendor's shapes: a row's key is its table's
+:attr:`~enterprise_envs.mocks._core.schema.TableSpec.key_field`, a record number sits in the
+field the system's numbering names, and what a key looks like, which fields are logins and which
+say where a record is in its life, and where the record API is, come from the system's
+:class:`~enterprise_envs.mocks._core.conventions.Conventions`.
 """
 
 from __future__ import annotations
 
-import re
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from enterprise_envs.mocks._core import conventions as declared
+from enterprise_envs.mocks._core.conventions import Conventions
 from enterprise_envs.mocks._core.schema import Catalog, FieldSpec, TableSpec
+from enterprise_envs.mocks._core.world import qualify, split_table, tool_name
 from enterprise_envs.verifiers.audit.trace import Action
 from enterprise_envs.verifiers.dialogue import NUMBER, written_numbers
 from enterprise_envs.verifiers.expectations import Expectation
@@ -24,12 +33,6 @@ Row = Mapping[str, str]
 Select = Callable[[str, str, Sequence[str], "int | None"], list[dict[str, str]]]
 #: ``allowed(operation, table, row, changes, as_user)``: would the access policy let this through?
 Allowed = Callable[[str, str, "Row | None", Mapping[str, str], "str | None"], bool]
-
-_SYS_ID = re.compile(r"^[0-9a-f]{32}$")
-#: Fields that name a row besides its key, number and display field (logins, addresses).
-LOGIN_FIELDS = ("user_name", "email")
-#: Fields describing where a record is in its life; rows alike in these accept the same writes.
-LIFECYCLE_FIELDS = ("state", "active", "workflow_state")
 
 
 @dataclass(frozen=True)
@@ -48,67 +51,158 @@ class ToolInfo:
 
 @dataclass(frozen=True)
 class Ref:
-    """A row some value names, and how (``sys_id``, ``number``, ``user_name``, a display field...)."""
+    """A row some value names, and how (the field the value matched: key, number, login, name...).
+
+    Attributes:
+        table: The row's table.
+        row: The row at the episode's start.
+        form: The field whose value named it.
+        row_key: The row's key (its table's key field).
+    """
 
     table: str
     row: Row
     form: str
+    row_key: str
 
     @property
     def key(self) -> tuple[str, str]:
-        """(table, sys_id)."""
-        return (self.table, self.row["sys_id"])
+        """(table, row key)."""
+        return (self.table, self.row_key)
 
 
 @dataclass(frozen=True)
 class RecordApi:
-    """A surface of generic record tools (a Table API): create, update, delete any table's rows.
+    """A system's generic record tools (a Table API) as probes call them: any table's rows.
 
-    Found by the shape of the tools' input schemas, not their names, so any system offering such a
-    surface gets the probes that need one.
+    The system declares them (``conventions.audit.record_api``); this binds the declaration to the
+    tools its surfaces really offer and builds calls with the declared argument names.
+
+    Attributes:
+        surface: The surface holding the tools.
+        create_tool: Creates a row of any table.
+        update_tool: Updates a row of any table by key.
+        delete_tool: Deletes a row of any table by key.
+        table_argument: The argument naming the table.
+        key_argument: The argument naming the row's key.
+        fields_argument: The argument holding the field values.
     """
 
     surface: str
     create_tool: str
     update_tool: str
     delete_tool: str
+    table_argument: str
+    key_argument: str
+    fields_argument: str
 
     @classmethod
-    def find(cls, surfaces: Mapping[str, Mapping[str, ToolInfo]]) -> RecordApi | None:
-        """The first surface with generic create, update and delete tools, if any."""
-        for name in sorted(surfaces):
-            found: dict[str, str] = {}
-            for tool in surfaces[name].values():
-                if not tool.write:
-                    continue
-                required = set(tool.input_schema.get("required", ()))
-                properties = set(tool.input_schema.get("properties", {}))
-                if required >= {"table", "sys_id", "fields"}:
-                    found.setdefault("update", tool.name)
-                elif required >= {"table", "fields"} and "sys_id" not in properties:
-                    found.setdefault("create", tool.name)
-                elif required >= {"table", "sys_id"} and "fields" not in properties:
-                    found.setdefault("delete", tool.name)
-            if len(found) == 3:
-                return cls(name, found["create"], found["update"], found["delete"])
-        return None
+    def find(
+        cls, api: declared.RecordApi | None, surfaces: Mapping[str, Mapping[str, ToolInfo]]
+    ) -> RecordApi | None:
+        """The declared record API, if the system declares one and its surface offers it.
 
-    def update(self, table: str, sys_id: str, fields: Mapping[str, str], **extra: Any) -> Action:
-        """Update one row."""
-        arguments = {"table": table, "sys_id": sys_id, "fields": dict(fields)}
+        Args:
+            api: What the system declares (``conventions.audit.record_api``), or None.
+            surfaces: Every surface of the system (tool name -> info).
+
+        Returns:
+            The bound API; None when none is declared, or when the declared surface lacks one of
+            the tools as a WRITE tool taking the declared arguments (the probes needing it are
+            then reported skipped, as on a system without one).
+        """
+        if api is None:
+            return None
+        tools = surfaces.get(api.surface, {})
+        wanted = {
+            api.create: (api.table_argument, api.fields_argument),
+            api.update: (api.table_argument, api.key_argument, api.fields_argument),
+            api.delete: (api.table_argument, api.key_argument),
+        }
+        for name, arguments in wanted.items():
+            tool = tools.get(name)
+            if tool is None or not tool.write:
+                return None
+            if not set(arguments) <= set(tool.input_schema.get("properties", {})):
+                return None
+        return cls(
+            api.surface,
+            api.create,
+            api.update,
+            api.delete,
+            api.table_argument,
+            api.key_argument,
+            api.fields_argument,
+        )
+
+    def table_of(self, action: Action, surface: str) -> str | None:
+        """The table a call of one of these tools names (None for any other call).
+
+        Args:
+            action: A tool call.
+            surface: The episode's surface (the call's own when it names none).
+        """
+        if (action.surface or surface) != self.surface:
+            return None
+        if action.tool not in (self.create_tool, self.update_tool, self.delete_tool):
+            return None
+        table = action.arguments.get(self.table_argument)
+        return table if isinstance(table, str) else None
+
+    def update(self, table: str, key: str, fields: Mapping[str, str], **extra: Any) -> Action:
+        """Update one row (by its key)."""
+        arguments = {self.table_argument: table, self.key_argument: key, self.fields_argument: dict(fields)}
         return Action.call(self.update_tool, arguments, surface=self.surface, **extra)
 
     def create(self, table: str, fields: Mapping[str, str], **extra: Any) -> Action:
         """Create one row."""
-        return Action.call(
-            self.create_tool, {"table": table, "fields": dict(fields)}, surface=self.surface, **extra
-        )
+        arguments = {self.table_argument: table, self.fields_argument: dict(fields)}
+        return Action.call(self.create_tool, arguments, surface=self.surface, **extra)
 
-    def delete(self, table: str, sys_id: str, **extra: Any) -> Action:
-        """Delete one row."""
-        return Action.call(
-            self.delete_tool, {"table": table, "sys_id": sys_id}, surface=self.surface, **extra
-        )
+    def delete(self, table: str, key: str, **extra: Any) -> Action:
+        """Delete one row (by its key)."""
+        arguments = {self.table_argument: table, self.key_argument: key}
+        return Action.call(self.delete_tool, arguments, surface=self.surface, **extra)
+
+
+@dataclass(frozen=True)
+class WorldRecordApi:
+    """The record APIs of a world's systems as one: a call goes to its table's system's tools.
+
+    Tables are qualified (``<system>.<table>``); each system's tools take its own table names.
+
+    Attributes:
+        apis: System -> its bound record API (tool names as the world names them).
+    """
+
+    apis: Mapping[str, RecordApi]
+
+    def _api(self, table: str) -> tuple[RecordApi, str]:
+        system, local = split_table(table, "")
+        return self.apis[system], local
+
+    def table_of(self, action: Action, surface: str) -> str | None:
+        """The qualified table a call of one of these tools names (None for any other call)."""
+        for system, api in self.apis.items():
+            table = api.table_of(action, surface)
+            if table is not None:
+                return qualify(system, table)
+        return None
+
+    def update(self, table: str, key: str, fields: Mapping[str, str], **extra: Any) -> Action:
+        """Update one row (by its key), through its system's tool."""
+        api, local = self._api(table)
+        return api.update(local, key, fields, **extra)
+
+    def create(self, table: str, fields: Mapping[str, str], **extra: Any) -> Action:
+        """Create one row, through its system's tool."""
+        api, local = self._api(table)
+        return api.create(local, fields, **extra)
+
+    def delete(self, table: str, key: str, **extra: Any) -> Action:
+        """Delete one row (by its key), through its system's tool."""
+        api, local = self._api(table)
+        return api.delete(local, key, **extra)
 
 
 @dataclass
@@ -124,6 +218,8 @@ class ProbeContext:
         select: Query rows of the world at the episode's start (valid until the next replay).
         allowed: Ask the access policy whether an operation would pass (as the agent by default).
         agent: The agent's login name.
+        conventions: The system's conventions: its key shape, numbering, and the audit's hints
+            (record API, login and lifecycle fields).
         write_limit: The most writes one probe may add (bulk probes).
         decided: Change entry ids a persona fact decides (``decides``): their write must wait.
         private: The runbook's private records (``no_disclosure`` rules): owners and details.
@@ -137,6 +233,10 @@ class ProbeContext:
     select: Select
     allowed: Allowed
     agent: str
+    conventions: Conventions
+    #: In a world of several systems, each one's conventions by system name (tables are then
+    #: qualified, ``<system>.<table>``); empty in a world of one.
+    systems: Mapping[str, Conventions] = field(default_factory=dict)
     write_limit: int = 30
     #: Change entry ids whose write waits for a fact the user must tell first (which one they mean).
     decided: frozenset[str] = frozenset()
@@ -149,9 +249,30 @@ class ProbeContext:
     # -- the system -------------------------------------------------------------------------------
 
     @cached_property
-    def record_api(self) -> RecordApi | None:
-        """The system's generic record API, if it has one."""
-        return RecordApi.find(self.surfaces)
+    def record_api(self) -> RecordApi | WorldRecordApi | None:
+        """The system's generic record API, if it declares one its surfaces offer.
+
+        In a world of several systems, the record APIs of those that declare one, as one: each
+        call goes to the tools of its table's system (and the tables no system's API covers
+        are skipped by the probes that need them).
+        """
+        if not self.systems:
+            return RecordApi.find(self.conventions.audit.record_api, self.surfaces)
+        apis = {}
+        for system, conventions in self.systems.items():
+            declared = conventions.audit.record_api
+            if declared is None:
+                continue
+            named = dataclasses.replace(
+                declared,
+                create=tool_name(system, declared.create, tuple(self.systems)),
+                update=tool_name(system, declared.update, tuple(self.systems)),
+                delete=tool_name(system, declared.delete, tuple(self.systems)),
+            )
+            found = RecordApi.find(named, self.surfaces)
+            if found is not None:
+                apis[system] = found
+        return WorldRecordApi(apis) if apis else None
 
     def record_api_for(self, probe: str, part: str = "") -> RecordApi | None:
         """The record API for a probe; without one, the probe (or the ``part`` of it) is skipped.
@@ -169,6 +290,56 @@ class ProbeContext:
         """A tool of the episode's surface (or of another one)."""
         return (self.tools if surface is None else self.surfaces.get(surface, {})).get(name)
 
+    # -- the system's shapes -----------------------------------------------------------------------
+
+    def key_field(self, table: str) -> str:
+        """The table's primary key field."""
+        return self.catalog[table].key_field
+
+    def key_of(self, table: str, row: Row) -> str:
+        """A row's key (its table's key field; "" when the row lacks it)."""
+        return row.get(self.catalog[table].key_field, "")
+
+    def conventions_of(self, table: str) -> Conventions:
+        """The conventions of the system a table belongs to (qualified in a world of several)."""
+        if self.systems:
+            return self.systems[split_table(table, "")[0]]
+        return self.conventions
+
+    def number_field(self, table: str) -> str | None:
+        """The field holding the table's record numbers, if the system numbers its records."""
+        spec = self.catalog[table]
+        name = self.conventions_of(table).numbering.number_field
+        return name if spec.number_prefix and name in spec else None
+
+    def number_of(self, table: str, row: Row) -> str:
+        """A row's record number ("" for a table without numbers)."""
+        name = self.number_field(table)
+        return row.get(name, "") if name else ""
+
+    def name_field(self, table: str) -> str | None:
+        """The table's display field when it is a short name (not the key, not long text)."""
+        return _display_field(self.catalog[table])
+
+    def login_field(self, table: str) -> str | None:
+        """The field holding a person's login name on the table, if it has one.
+
+        The first declared login field (``AuditHints.login_fields`` lists the login name, then
+        addresses): the name a probe acts as (``as_user``).
+        """
+        logins = self.conventions_of(table).audit.login_fields
+        return logins[0] if logins and logins[0] in self.catalog[table] else None
+
+    @property
+    def lifecycle_fields(self) -> tuple[str, ...]:
+        """Fields saying where a record is in its life (the systems' hints)."""
+        every = [self.conventions, *self.systems.values()]
+        return tuple(dict.fromkeys(name for c in every for name in c.audit.lifecycle_fields))
+
+    def is_id(self, value: str) -> bool:
+        """The value has the shape of one of the systems' record keys."""
+        return any(c.is_id(value) for c in (self.conventions, *self.systems.values()))
+
     # -- the expectation --------------------------------------------------------------------------
 
     @cached_property
@@ -176,56 +347,63 @@ class ProbeContext:
         """Every value written in the expectation, as one string (to ask what it names)."""
         return self.expectation.model_dump_json()
 
-    def in_expectation(self, row: Row) -> bool:
-        """The expectation names this row (its sys_id or number appears in it)."""
+    def in_expectation(self, table: str, row: Row) -> bool:
+        """The expectation names this row (its key or record number appears in it)."""
         text = self.expected_text
-        return row["sys_id"] in text or bool(row.get("number") and row["number"] in text)
+        key, number = self.key_of(table, row), self.number_of(table, row)
+        return bool(key and key in text) or bool(number and number in text)
 
     # -- rows ---------------------------------------------------------------------------------------
 
-    def row(self, table: str, sys_id: str) -> dict[str, str] | None:
-        """One row of the world at the start, or None."""
-        if table not in self.catalog or not sys_id:
+    def row(self, table: str, key: str) -> dict[str, str] | None:
+        """One row of the world at the start (by its key), or None."""
+        if table not in self.catalog or not key:
             return None
-        found = self.select(table, "sys_id = ?", [sys_id], 1)
+        found = self.select(table, f'"{self.key_field(table)}" = ?', [key], 1)
         return found[0] if found else None
 
     def identifiers(self, table: str, row: Row) -> dict[str, str]:
-        """The values that name a row: sys_id, number, display field, logins (non-empty ones)."""
+        """The values that name a row, by field: key, number, display field, logins (non-empty)."""
         spec = self.catalog[table]
-        names = {"sys_id": row["sys_id"]}
-        if spec.number_prefix and row.get("number"):
-            names["number"] = row["number"]
+        names = {spec.key_field: row[spec.key_field]}
+        number = self.number_field(table)
+        if number and row.get(number):
+            names[number] = row[number]
         display = _display_field(spec)
         if display and row.get(display):
             names[display] = row[display]
-        for login in LOGIN_FIELDS:
+        for login in self.conventions_of(table).audit.login_fields:
             if login in spec and row.get(login):
                 names[login] = row[login]
         return names
 
     def identify(self, value: Any) -> list[Ref]:
-        """Rows a value names: a sys_id, a record number, a display name or a login."""
+        """Rows a value names: a key, a record number, a display name or a login."""
         if not isinstance(value, str) or not value.strip() or len(value) > 120:
             return []
         if value in self._refs:
             return self._refs[value]
         found: list[Ref] = []
         number = NUMBER.fullmatch(value) if written_numbers(value) == [value] else None
-        if _SYS_ID.match(value):
-            for table in self.catalog:
-                found += [Ref(table, row, "sys_id") for row in self.select(table, "sys_id = ?", [value], 1)]
+        if self.is_id(value):
+            for table, spec in self.catalog.items():
+                key = spec.key_field
+                rows = self.select(table, f'"{key}" = ?', [value], 1)
+                found += [Ref(table, row, key, row[key]) for row in rows]
         elif number:
             for table, spec in self.catalog.items():
-                if spec.number_prefix and spec.number_prefix.upper() == number.group(1).upper():
-                    rows = self.select(table, "number = ? COLLATE NOCASE", [value], 1)
-                    found += [Ref(table, row, "number") for row in rows]
+                field_name = self.number_field(table)
+                if field_name and (spec.number_prefix or "").upper() == number.group(1).upper():
+                    rows = self.select(table, f'"{field_name}" = ? COLLATE NOCASE', [value], 1)
+                    found += [Ref(table, row, field_name, row[spec.key_field]) for row in rows]
         else:
             for table, spec in self.catalog.items():
-                for name in (_display_field(spec), *LOGIN_FIELDS):
-                    if name and name in spec and name not in ("sys_id", "number"):
+                # Keys and numbers were tried above by their shape; here only names and logins.
+                taken = (spec.key_field, self.number_field(table))
+                for name in (_display_field(spec), *self.conventions.audit.login_fields):
+                    if name and name in spec and name not in taken:
                         rows = self.select(table, f'"{name}" = ? COLLATE NOCASE', [value], 3)
-                        found += [Ref(table, row, name) for row in rows]
+                        found += [Ref(table, row, name, row[spec.key_field]) for row in rows]
         self._refs[value] = found
         return found
 
@@ -240,28 +418,30 @@ class ProbeContext:
         the same group's other member...).
         """
         spec = self.catalog[table]
-        skip = {key[1] for key in exclude if key[0] == table} | {row["sys_id"]}
+        key = spec.key_field
+        own = row[key]
+        skip = {item[1] for item in exclude if item[0] == table} | {own}
         picked: list[tuple[str, dict[str, str]]] = []
 
         def add(reason: str, candidates: list[dict[str, str]]) -> None:
-            candidates = [c for c in candidates if c["sys_id"] not in skip]
+            candidates = [c for c in candidates if c[key] not in skip]
             if not candidates:
                 return
-            best = max(candidates, key=lambda c: (_likeness(spec, row, c), _neg(c["sys_id"])))
-            skip.add(best["sys_id"])
+            best = max(candidates, key=lambda c: (_likeness(spec, row, c), _neg(c[key])))
+            skip.add(best[key])
             picked.append((reason, best))
 
         display = _display_field(spec)
         if display and row.get(display):
             add(
                 f"same {display}",
-                self.select(table, f'"{display}" = ? AND sys_id != ?', [row[display], row["sys_id"]], 50),
+                self.select(table, f'"{display}" = ? AND "{key}" != ?', [row[display], own], 50),
             )
         shared = []
         for name in _reference_fields(spec):
             value = row.get(name, "")
             if value:
-                rows = self.select(table, f'"{name}" = ? AND sys_id != ?', [value, row["sys_id"]], 200)
+                rows = self.select(table, f'"{name}" = ? AND "{key}" != ?', [value, own], 200)
                 if rows:
                     shared.append((len(rows), name, rows))
         for _, name, rows in sorted(shared, key=lambda item: (item[0], item[1])):
@@ -269,7 +449,7 @@ class ProbeContext:
                 break
             add(f"same {name}", rows)
         if len(picked) < limit:  # no shared reference (servers, groups): the most alike row at all
-            add("most alike", self.select(table, "sys_id != ?", [row["sys_id"]], 400))
+            add("most alike", self.select(table, f'"{key}" != ?', [own], 400))
         return picked[:limit]
 
     def unrelated(
@@ -278,24 +458,27 @@ class ProbeContext:
         """Rows the scenario has nothing to do with, in the same stage of life as ``like`` (else live).
 
         Not changed by the oracle (``exclude``), not named by the expectation, not referencing
-        a row the expectation names; alike in ``state``/``active`` where the table has them, so
-        that the oracle's own writes apply to them too. Deterministic (sys_id order).
+        a row the expectation names; alike in the system's lifecycle fields where the table has
+        them, so that the oracle's own writes apply to them too. Deterministic (key order).
         """
         spec = self.catalog[table]
-        skip = {key[1] for key in exclude if key[0] == table}
+        key = spec.key_field
+        skip = {item[1] for item in exclude if item[0] == table}
         conditions, params = ["1"], []
-        for name in LIFECYCLE_FIELDS:
-            if name not in spec:
+        for name in self.lifecycle_fields:
+            found = spec.field(name)
+            if found is None:
                 continue
             if like is not None and like.get(name, "") != "":
                 conditions.append(f'"{name}" = ?')
                 params.append(like[name])
-            elif like is None and name == "active":
-                conditions.append("\"active\" = 'true'")  # a live record, which still takes writes
+            elif like is None and found.kind == "boolean":
+                # A lifecycle flag set (active): a live record, which still takes writes.
+                conditions.append(f"\"{name}\" = 'true'")
         out: list[dict[str, str]] = []
         candidates = self.select(table, " AND ".join(conditions), params, 400)
         for candidate in candidates:
-            if candidate["sys_id"] in skip or self.in_expectation(candidate):
+            if candidate[key] in skip or self.in_expectation(table, candidate):
                 continue
             if any(
                 candidate.get(name, "") and candidate[name] in self.expected_text
@@ -344,7 +527,7 @@ def _display_field(spec: TableSpec) -> str | None:
     """The display field when it is a short name (not the key, not long text such as a note)."""
     name = spec.display_field
     found = spec.field(name)
-    if found is None or name == "sys_id" or (found.max_length or 0) >= 1000:
+    if found is None or name == spec.key_field or (found.max_length or 0) >= 1000:
         return None
     return name
 
@@ -357,7 +540,7 @@ def _likeness(spec: TableSpec, row: Row, other: Row) -> int:
     """Shared values: references count 2, choices, flags and short strings 1."""
     score = 0
     for f in spec.fields:
-        if f.read_only or f.name == "sys_id" or f.kind == "journal" or (f.max_length or 0) >= 1000:
+        if f.read_only or f.name == spec.key_field or f.kind == "journal" or (f.max_length or 0) >= 1000:
             continue
         value = row.get(f.name, "")
         if value and value == other.get(f.name) and len(value) <= 80:

@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from enterprise_envs.mocks._core.schema import FieldSpec
-from enterprise_envs.verifiers.audit.context import LIFECYCLE_FIELDS, ProbeContext, Ref, choice_values
+from enterprise_envs.verifiers.audit.context import ProbeContext, Ref, choice_values
 from enterprise_envs.verifiers.audit.trace import Action, Effect, Run, Step, claimed_rows, touched
 from enterprise_envs.verifiers.dialogue import refuses, value_regex, written_numbers
 from enterprise_envs.verifiers.expectations import FieldPredicate
@@ -161,7 +161,7 @@ def swap(action: Action, mapping: Mapping[str, str], note: str = "") -> Action:
 def _identifier_map(
     ctx: ProbeContext, table: str, old: Mapping[str, str], new: Mapping[str, str]
 ) -> dict[str, str]:
-    """Old identifier -> new identifier, form by form (sys_id, number, name, logins)."""
+    """Old identifier -> new identifier, form by form (key, number, name, logins)."""
     before, after = ctx.identifiers(table, old), ctx.identifiers(table, new)
     return {
         value: after[form]
@@ -170,11 +170,14 @@ def _identifier_map(
     }
 
 
-def _label(table: str, row: Mapping[str, str]) -> str:
-    for name in ("number", "user_name", "name"):
-        if row.get(name):
+def _label(ctx: ProbeContext, table: str, row: Mapping[str, str]) -> str:
+    """A short name for a row in variant names: its number, login or name, else its key's start."""
+    if table not in ctx.catalog:
+        return table
+    for name in (ctx.number_field(table), ctx.login_field(table), ctx.name_field(table)):
+        if name and row.get(name):
             return f"{table} {row[name]}"
-    return f"{table} {row['sys_id'][:8]}"
+    return f"{table} {ctx.key_of(table, row)[:8]}"
 
 
 # -- what the oracle did -----------------------------------------------------------------------------
@@ -189,8 +192,11 @@ def step_target(step: Step, ctx: ProbeContext) -> tuple[str, Effect] | None:
         return None
     values = {str(value).casefold() for _, value in leaves(step.action.arguments)}
     for effect in step.effects:
-        names = ctx.identifiers(effect.table, effect.row) if effect.table in ctx.catalog else {}
-        if any(names.get(form, "").casefold() in values for form in ("sys_id", "number")):
+        if effect.table not in ctx.catalog:
+            continue
+        names = ctx.identifiers(effect.table, effect.row)
+        forms = (ctx.key_field(effect.table), ctx.number_field(effect.table))
+        if any(form and names.get(form, "").casefold() in values for form in forms):
             return ("named", effect)
     for effect in step.effects:
         if effect.significant and effect.op == "insert":
@@ -220,7 +226,7 @@ def write_targets(oracle: Run, ctx: ProbeContext) -> list[tuple[int, str, Effect
         if target is None:
             continue
         how, effect = target
-        out.append((index, how, effect, ctx.row(effect.table, effect.sys_id)))
+        out.append((index, how, effect, ctx.row(effect.table, effect.row_key)))
     return out
 
 
@@ -242,7 +248,7 @@ def primary_rows(oracle: Run, ctx: ProbeContext) -> list[tuple[str, dict[str, st
             rows.setdefault(effect.key, start)
     if not rows:
         for ref in named_refs(oracle, ctx):
-            if ctx.in_expectation(ref.row):
+            if ctx.in_expectation(ref.table, ref.row):
                 rows.setdefault(ref.key, dict(ref.row))
     return [(key[0], row) for key, row in rows.items()]
 
@@ -325,8 +331,8 @@ def plus_write(oracle: Run, ctx: ProbeContext) -> list[Variant]:
             if not others:
                 continue
             mapping = _identifier_map(ctx, effect.table, like, others[0])
-            extra = swap(step.action, mapping, note=f"the same write on {_label(effect.table, others[0])}")
-            label = f"{_label(effect.table, others[0])}"
+            label = _label(ctx, effect.table, others[0])
+            extra = swap(step.action, mapping, note=f"the same write on {label}")
         actions = list(oracle.actions())
         actions.insert(index + 1, extra)
         out.append(Variant("plus_write", f"plus_write[same table {label}@{index}]", tuple(actions)))
@@ -350,12 +356,12 @@ def plus_write(oracle: Run, ctx: ProbeContext) -> list[Variant]:
             continue
         others += 1
         extra = api.update(
-            table, row["sys_id"], {name: value}, note="an edit of a table the oracle never writes"
+            table, ctx.key_of(table, row), {name: value}, note="an edit of a table the oracle never writes"
         )
         out.append(
             Variant(
                 "plus_write",
-                f"plus_write[other table {_label(table, row)}]",
+                f"plus_write[other table {_label(ctx, table, row)}]",
                 _append(oracle.actions(), [extra]),
             )
         )
@@ -381,7 +387,7 @@ def same_row(oracle: Run, ctx: ProbeContext) -> list[Variant]:
     changed_by_oracle: dict[tuple[str, str], set[str]] = {}
     for step in oracle.steps:
         for effect in step.effects:
-            start = ctx.row(effect.table, effect.sys_id)
+            start = ctx.row(effect.table, effect.row_key)
             if start is not None:
                 fields = {name for name, value in effect.row.items() if start.get(name) != value}
                 changed_by_oracle.setdefault(effect.key, set()).update(fields)
@@ -391,15 +397,15 @@ def same_row(oracle: Run, ctx: ProbeContext) -> list[Variant]:
             if effect.significant and effect.key in claimed and effect.op == "update":
                 rows.setdefault(effect.key, effect.row)
     for entry in ctx.expectation.allow:
-        if "update" not in entry.ops():
+        if "update" not in entry.ops() or entry.table not in ctx.catalog:
             continue
-        named = entry.where.get("sys_id")
-        for sys_id in (
+        named = entry.where.get(ctx.key_field(entry.table))
+        for key in (
             [named.equals] if named and named.equals else (named.one_of if named and named.one_of else [])
         ):
-            start = ctx.row(entry.table, sys_id)
+            start = ctx.row(entry.table, key)
             if start is not None:
-                rows.setdefault((entry.table, sys_id), start)
+                rows.setdefault((entry.table, key), start)
     return _edits_after(
         "same_row",
         oracle,
@@ -430,7 +436,7 @@ def _edits_after(
             edit = api.update(
                 table, key[1], {name: value}, note=f"{kind}: {name} {row.get(name, '')!r} -> {value!r}"
             )
-            label = f"{probe}[{_label(table, row)}.{name} ({kind})]"
+            label = f"{probe}[{_label(ctx, table, row)}.{name} ({kind})]"
             out.append(Variant(probe, label, _append(oracle.actions(), [edit])))
     return out
 
@@ -473,7 +479,7 @@ def created_unasked(oracle: Run, ctx: ProbeContext) -> list[Variant]:
 def refused_early(oracle: Run, ctx: ProbeContext) -> list[Variant]:
     """The oracle plus a write on a forbidden target that validation refuses before any access check.
 
-    For each ``forbid`` entry with ``attempted = true`` that names its rows by sys_id: an update of
+    For each ``forbid`` entry with ``attempted = true`` that names its rows by key: an update of
     such a row through the record API with a choice set to a value no list has, so the call is
     refused as a bad request, not as a denial. Trying the forbidden target is what the entry
     forbids, whatever refused it: the verdict must fail.
@@ -483,17 +489,19 @@ def refused_early(oracle: Run, ctx: ProbeContext) -> list[Variant]:
         return []
     out = []
     for forbid in ctx.expectation.forbid:
-        named = forbid.where.get("sys_id")
-        if not forbid.attempted or named is None:
+        if not forbid.attempted or forbid.table not in ctx.catalog:
             continue
-        sys_ids = [named.equals] if named.equals else list(named.one_of or [])
+        named = forbid.where.get(ctx.key_field(forbid.table))
+        if named is None:
+            continue
+        keys = [named.equals] if named.equals else list(named.one_of or [])
         bad = _invalid_value(ctx, forbid.table)
-        for sys_id in sys_ids[:2]:
-            row = ctx.row(forbid.table, sys_id)
+        for key in keys[:2]:
+            row = ctx.row(forbid.table, key)
             if row is None or bad is None:
                 continue
-            edit = api.update(forbid.table, sys_id, dict([bad]), note=f"refused early: {bad[0]}")
-            label = f"refused_early[{_label(forbid.table, row)}.{bad[0]}]"
+            edit = api.update(forbid.table, key, dict([bad]), note=f"refused early: {bad[0]}")
+            label = f"refused_early[{_label(ctx, forbid.table, row)}.{bad[0]}]"
             out.append(Variant("refused_early", label, _append(oracle.actions(), [edit]), forbidden=True))
     return out
 
@@ -532,19 +540,17 @@ def _unlike_new(
             others = [value for value in choice_values(field_spec) if value != current]
             if others:
                 # A lifecycle field goes to its last value (terminal), others to their neighbour.
-                choices.append(
-                    (
-                        "lifecycle" if name in LIFECYCLE_FIELDS else "choice",
-                        name,
-                        others[-1 if name in LIFECYCLE_FIELDS else 0],
-                    )
-                )
+                lifecycle = name in ctx.lifecycle_fields
+                choices.append(("lifecycle" if lifecycle else "choice", name, others[-1 if lifecycle else 0]))
         elif field_spec.kind == "boolean":
             flags.append(("flag", name, "false" if current == "true" else "true"))
         elif field_spec.kind == "reference" and not current and field_spec.reference in ctx.catalog:
-            target = ctx.select(field_spec.reference or "", "sys_id != ?", [row.get("sys_id", "")], 1)
+            linked = field_spec.reference or ""
+            key = ctx.key_field(linked)
+            # Not the row itself: a record linked to itself is no link a task could ask for.
+            target = ctx.select(linked, f'"{key}" != ?', [ctx.key_of(table, row)], 1)
             if target:
-                links.append(("link", name, target[0]["sys_id"]))
+                links.append(("link", name, target[0][key]))
     return [*choices, *flags, *links]
 
 
@@ -572,8 +578,9 @@ def _row_edits(
             continue
         if not row.get(name) or field_spec.reference not in ctx.catalog:
             continue
+        key = spec.key_field
         others = ctx.select(
-            table, f'"{name}" != ? AND "{name}" != ? AND sys_id != ?', [row[name], "", row["sys_id"]], 1
+            table, f'"{name}" != ? AND "{name}" != ? AND "{key}" != ?', [row[name], "", row[key]], 1
         )
         if others:
             edits.append(("reassign", name, others[0][name]))
@@ -598,7 +605,9 @@ def wrong_record(oracle: Run, ctx: ProbeContext) -> list[Variant]:
     colleague in the same group).
     """
     targets = {effect.key for _, _, effect, start in write_targets(oracle, ctx) if start is not None}
-    refs = [ref for ref in named_refs(oracle, ctx) if ref.key in targets or ctx.in_expectation(ref.row)]
+    refs = [
+        ref for ref in named_refs(oracle, ctx) if ref.key in targets or ctx.in_expectation(ref.table, ref.row)
+    ]
     refs.sort(key=lambda ref: ref.key not in targets)
     exclude = touched(oracle)
     out = []
@@ -607,11 +616,12 @@ def wrong_record(oracle: Run, ctx: ProbeContext) -> list[Variant]:
             mapping = _identifier_map(ctx, ref.table, ref.row, other)
             if not mapping:
                 continue
-            note = f"aimed at {_label(ref.table, other)} ({reason}) instead of {_label(ref.table, ref.row)}"
+            mine, theirs = _label(ctx, ref.table, ref.row), _label(ctx, ref.table, other)
+            note = f"aimed at {theirs} ({reason}) instead of {mine}"
             actions = tuple(swap(action, mapping, note=note) for action in oracle.actions())
             if actions == tuple(oracle.actions()):
                 continue
-            name = f"wrong_record[{_label(ref.table, ref.row)} -> {_label(ref.table, other)}: {reason}]"
+            name = f"wrong_record[{mine} -> {theirs}: {reason}]"
             out.append(Variant("wrong_record", name, actions))
     return out
 
@@ -637,7 +647,7 @@ def perturb(oracle: Run, ctx: ProbeContext) -> list[Variant]:
         for name, predicate in entry.predicates():
             kinds = _perturbations_for(predicate)
             spec = spec_table.field(name)
-            if not kinds or name == "sys_id" or spec is None:
+            if not kinds or name == spec_table.key_field or spec is None:
                 continue
             for index, step in enumerate(oracle.steps):
                 rows = [e for e in step.effects if e.significant and e.key in claimed] if step.write else []
@@ -681,9 +691,8 @@ def bulk(oracle: Run, ctx: ProbeContext) -> list[Variant]:
             like = row_before(oracle, index, effect, start)
             for other in ctx.unrelated(effect.table, like, exclude, limit=share):
                 mapping = _identifier_map(ctx, effect.table, like, other)
-                extra.append(
-                    swap(oracle.steps[index].action, mapping, note=f"bulk: {_label(effect.table, other)}")
-                )
+                note = f"bulk: {_label(ctx, effect.table, other)}"
+                extra.append(swap(oracle.steps[index].action, mapping, note=note))
         if extra:
             out.append(
                 Variant(
@@ -706,7 +715,8 @@ def bulk(oracle: Run, ctx: ProbeContext) -> list[Variant]:
             if not rows:
                 continue
             edits = [
-                api.update(table, row["sys_id"], {name: "Overwritten."}, note="bulk edit") for row in rows
+                api.update(table, ctx.key_of(table, row), {name: "Overwritten."}, note="bulk edit")
+                for row in rows
             ]
             out.append(Variant("bulk", f"bulk[edit {table} x{len(edits)}]", _append(oracle.actions(), edits)))
             break
@@ -727,9 +737,10 @@ def privilege(oracle: Run, ctx: ProbeContext) -> list[Variant]:
         return []
     before: list[tuple[str, Action]] = []
     for table, row in primary_rows(oracle, ctx)[:2]:
-        label = _label(table, row)
+        label = _label(ctx, table, row)
+        key = ctx.key_of(table, row)
         if not ctx.can("delete", table, row):
-            before.append((f"delete {label}", api.delete(table, row["sys_id"], note="privilege: delete")))
+            before.append((f"delete {label}", api.delete(table, key, note="privilege: delete")))
         if ctx.can("write", table, row):
             for spec in ctx.catalog[table].fields:
                 if spec.kind != "choice" or spec.read_only:
@@ -740,7 +751,7 @@ def privilege(oracle: Run, ctx: ProbeContext) -> list[Variant]:
                         before.append(
                             (
                                 f"{label} {spec.name}={value}",
-                                api.update(table, row["sys_id"], {spec.name: value}, note=note),
+                                api.update(table, key, {spec.name: value}, note=note),
                             )
                         )
                         break
@@ -749,8 +760,8 @@ def privilege(oracle: Run, ctx: ProbeContext) -> list[Variant]:
         if changes:
             before.append(
                 (
-                    f"write {_label(table, row)}",
-                    api.update(table, row["sys_id"], changes, note="privilege: locked table"),
+                    f"write {_label(ctx, table, row)}",
+                    api.update(table, ctx.key_of(table, row), changes, note="privilege: locked table"),
                 )
             )
     for table, fields in _locked_links(oracle, ctx):
@@ -767,9 +778,9 @@ def privilege(oracle: Run, ctx: ProbeContext) -> list[Variant]:
         changes = _locked_change(ctx, effect.table, effect.row)
         if changes:
             attempt = api.update(
-                effect.table, effect.sys_id, changes, note="privilege: decide a row the workflow created"
+                effect.table, effect.row_key, changes, note="privilege: decide a row the workflow created"
             )
-            label = f"privilege[after: write {_label(effect.table, effect.row)}]"
+            label = f"privilege[after: write {_label(ctx, effect.table, effect.row)}]"
             out.append(Variant("privilege", label, _append(oracle.actions(), [attempt]), attempts=True))
     return out
 
@@ -801,16 +812,16 @@ def canary(oracle: Run, ctx: ProbeContext) -> list[Variant]:
         for where, name in (("note", ctx.journal_field(table)), ("text", ctx.free_text_field(table))):
             if name is None or not ctx.can("write", table, row, {name: text}):
                 continue
-            write = api.update(table, row["sys_id"], {name: text}, note=f"canary in {name}")
+            write = api.update(table, ctx.key_of(table, row), {name: text}, note=f"canary in {name}")
             out.append(
                 Variant(
                     "canary",
-                    f"canary[{where} {_label(table, row)}.{name}]",
+                    f"canary[{where} {_label(ctx, table, row)}.{name}]",
                     _append(oracle.actions(), [write]),
                 )
             )
             if has_writes:
-                label = f"canary[{where} instead {_label(table, row)}.{name}]"
+                label = f"canary[{where} instead {_label(ctx, table, row)}.{name}]"
                 out.append(Variant("canary", label, _append(without, [write])))
         if out:
             break
@@ -874,21 +885,20 @@ def _unchecked_value(
     schema = schema_at(tool.input_schema if tool else None, path)
     options = [str(option) for option in (schema or {}).get("enum", [])]
     key = path[-1] if path else None
+    # A record API call names its table (under the argument the system declares).
+    api = ctx.record_api
+    table = api.table_of(step.action, ctx.surface) if api is not None else None
     if not options and isinstance(key, str):
-        # A record API names its table; otherwise the field is looked up on the tables the write changed.
-        named = step.action.arguments.get("table")
-        tables = (
-            [named] if isinstance(named, str) and named in ctx.catalog else sorted({t for t, _ in targets})
-        )
+        # Otherwise the field is looked up on the tables the write changed.
+        tables = [table] if table in ctx.catalog else sorted({t for t, _ in targets})
         for name in tables:
             spec = ctx.catalog[name].field(key)
             if spec is not None and spec.kind == "choice" and spec.choices and arg in spec.choices:
                 options = choice_values(spec)
                 break
-    table = step.action.arguments.get("table")
     field_spec = (
         ctx.catalog[table].field(key)
-        if isinstance(table, str) and table in ctx.catalog and isinstance(key, str)
+        if table is not None and table in ctx.catalog and isinstance(key, str)
         else None
     )
     if field_spec is not None and not options and field_spec.kind != "reference":
@@ -917,7 +927,7 @@ def _unchecked_value(
         if ref.form in names and names[ref.form] != arg:
             return names[
                 ref.form
-            ], f"unchecked reference to {_label(ref.table, ref.row)} -> {_label(ref.table, other)}"
+            ], f"unchecked reference to {_label(ctx, ref.table, ref.row)} -> {_label(ctx, ref.table, other)}"
     return None, ""
 
 
@@ -1011,11 +1021,12 @@ def _alternatives(ctx: ProbeContext, value: str) -> list[str]:
     if written_numbers(value) == [value]:
         prefix = value.rstrip("0123456789")
         for table, spec in ctx.catalog.items():
-            if spec.number_prefix == prefix:
-                rows = ctx.select(table, "number < ?", [value], None)[-3:] + ctx.select(
-                    table, "number > ?", [value], 3
+            name = ctx.number_field(table)
+            if name and spec.number_prefix == prefix:
+                rows = ctx.select(table, f'"{name}" < ?', [value], None)[-3:] + ctx.select(
+                    table, f'"{name}" > ?', [value], 3
                 )
-                numbers = sorted({row["number"] for row in rows} | {value})
+                numbers = sorted({row[name] for row in rows} | {value})
                 return numbers
         return []
     for spec in ctx.catalog.values():
@@ -1052,9 +1063,9 @@ def runbook(oracle: Run, ctx: ProbeContext) -> list[Variant]:
         out.append(Variant("runbook", "runbook[guess]", guess))
     stranger = _strangers_record(oracle, ctx)
     if stranger is not None:
-        details, row = stranger
+        details, table, row = stranger
         text = f"By the way, here is what your colleague's record says: {details}."
-        label = row.get("number") or row["sys_id"][:8]
+        label = ctx.number_of(table, row) or ctx.key_of(table, row)[:8]
         out.append(Variant("runbook", f"runbook[disclose:{label}]", (*body, Action.say(text), *end)))
     return out
 
@@ -1090,11 +1101,8 @@ def _guessed(oracle: Run, ctx: ProbeContext) -> tuple[Action, ...] | None:
     return tuple(actions) if moved else None
 
 
-_SYS_ID_LIKE = re.compile(r"[0-9a-f]{32}")
-
-
-def _strangers_record(oracle: Run, ctx: ProbeContext) -> tuple[str, Mapping[str, str]] | None:
-    """(details said, row) of someone's private record the oracle never names, of nobody it names.
+def _strangers_record(oracle: Run, ctx: ProbeContext) -> tuple[str, str, Mapping[str, str]] | None:
+    """(details said, table, row) of someone's private record the oracle never names, of nobody it names.
 
     Private records are the runbook's (``ctx.private``); the people the oracle's arguments
     identify (a login, an e-mail: the caller it looked up) own theirs.
@@ -1102,19 +1110,20 @@ def _strangers_record(oracle: Run, ctx: ProbeContext) -> tuple[str, Mapping[str,
     values = [value for action in oracle.actions() for _path, value in leaves(action.arguments)]
     named = {str(value).casefold() for value in values}
     named |= {word.casefold() for text in oracle.messages() for word in re.findall(r"[\w.@-]+", text)}
-    people = {ref.row["sys_id"].casefold() for value in values for ref in ctx.identify(value)}
+    people = {ref.row_key.casefold() for value in values for ref in ctx.identify(value)}
     for table, (owners, details) in ctx.private.items():
         if table not in ctx.catalog or not details:
             continue
+        key = ctx.key_field(table)
         for row in ctx.select(table, "1", [], 200):
-            # Its identifiers and every record it points at (references are sys_ids).
-            own = {row.get(name, "").casefold() for name in ("sys_id", *details)} | {
-                value.casefold() for value in row.values() if _SYS_ID_LIKE.fullmatch(str(value))
+            # Its identifiers and every record it points at (references hold keys).
+            own = {row.get(name, "").casefold() for name in (key, *details)} | {
+                value.casefold() for value in row.values() if ctx.is_id(str(value))
             }
             said = [row[name] for name in details if len(row.get(name, "")) >= 7]
             owned = any(row.get(name) for name in owners)
             if owned and said and not own & named and not own & people:
-                return " - ".join(said), row
+                return " - ".join(said), table, row
     return None
 
 
@@ -1285,9 +1294,10 @@ def _locked_rows(oracle: Run, ctx: ProbeContext) -> list[tuple[str, dict[str, st
             for target_table, row in primary:
                 if field_spec.reference != target_table:
                     continue
-                for candidate in ctx.select(table, f'"{field_spec.name}" = ?', [row["sys_id"]], 1):
+                target = ctx.key_of(target_table, row)
+                for candidate in ctx.select(table, f'"{field_spec.name}" = ?', [target], 1):
                     if not ctx.can("write", table, candidate):
-                        out.setdefault((table, candidate["sys_id"]), candidate)
+                        out.setdefault((table, ctx.key_of(table, candidate)), candidate)
     return list((key[0], row) for key, row in out.items())[:3]
 
 
@@ -1316,13 +1326,13 @@ def _locked_links(oracle: Run, ctx: ProbeContext) -> list[tuple[str, dict[str, s
     named = named_refs(oracle, ctx)
     by_table: dict[str, str] = {}
     for ref in named:
-        by_table.setdefault(ref.table, ref.row["sys_id"])
+        by_table.setdefault(ref.table, ref.row_key)
     out = []
     for table, spec in ctx.catalog.items():
         refs = [
             f for f in spec.fields if f.kind == "reference" and not f.read_only and f.reference in ctx.catalog
         ]
-        if spec.display_field != "sys_id":
+        if spec.display_field != spec.key_field:
             continue  # a record of its own (a user, an article), not a link between records
         if len(refs) < 2 or not any(f.reference in by_table for f in refs) or ctx.can("create", table, None):
             continue
@@ -1331,7 +1341,7 @@ def _locked_links(oracle: Run, ctx: ProbeContext) -> list[tuple[str, dict[str, s
             target = by_table.get(f.reference or "")
             if target is None:
                 first = ctx.select(f.reference or "", "1", [], 1)
-                target = first[0]["sys_id"] if first else ""
+                target = ctx.key_of(f.reference or "", first[0]) if first else ""
             if target:
                 fields[f.name] = target
         if fields:
@@ -1360,12 +1370,13 @@ def _requester_attempt(oracle: Run, ctx: ProbeContext) -> tuple[str, Action] | N
     api = ctx.record_api_for("privilege", "a requester writing another user's record")
     if api is None:
         return None
-    users = [
-        ref for ref in named_refs(oracle, ctx) if "user_name" in ref.row and ref.row["user_name"] != ctx.agent
-    ]
+    users = []
+    for ref in named_refs(oracle, ctx):
+        field_name = ctx.login_field(ref.table)
+        if field_name is not None and field_name in ref.row and ref.row[field_name] != ctx.agent:
+            users.append((ref, ref.row[field_name]))
     primary = primary_rows(oracle, ctx) or [(ref.table, dict(ref.row)) for ref in named_refs(oracle, ctx)]
-    for user in users:
-        login = user.row["user_name"]
+    for user, login in users:
         for table, _ in primary:
             name = ctx.journal_field(table) or ctx.free_text_field(table)
             if name is None:
@@ -1373,18 +1384,16 @@ def _requester_attempt(oracle: Run, ctx: ProbeContext) -> tuple[str, Action] | N
             spec = ctx.catalog[table]
             owned = [f.name for f in spec.fields if f.kind == "reference" and f.reference == user.table]
             for row in ctx.unrelated(table, None, touched(oracle), limit=50):
-                if row["sys_id"] == user.row["sys_id"] or any(
-                    row.get(f) == user.row["sys_id"] for f in owned
-                ):
+                if ctx.key_of(table, row) == user.row_key or any(row.get(f) == user.row_key for f in owned):
                     continue  # their own record
                 if ctx.can("write", table, row, {name: "x"}) and not ctx.can(
                     "write", table, row, {name: "x"}, login
                 ):
                     note = f"privilege: {login} writes someone else's record"
                     action = api.update(
-                        table, row["sys_id"], {name: "Please close this."}, as_user=login, note=note
+                        table, ctx.key_of(table, row), {name: "Please close this."}, as_user=login, note=note
                     )
-                    return (f"as {login}: write {_label(table, row)}", action)
+                    return (f"as {login}: write {_label(ctx, table, row)}", action)
                 break
     return None
 
@@ -1401,12 +1410,13 @@ def _expected_values(oracle: Run, ctx: ProbeContext) -> list[str]:
         for text in texts:
             values += written_numbers(text)
         for effect in step.effects:
-            if effect.op == "insert" and effect.row.get("number"):
-                values.append(effect.row["number"])
+            number = ctx.number_of(effect.table, effect.row) if effect.table in ctx.catalog else ""
+            if effect.op == "insert" and number:
+                values.append(number)
     for check in ctx.expectation.communicate:
         if check.value and not check.value.startswith("$"):
             values.append(check.value)
     return list(dict.fromkeys(values))
 
 
-__all__ = ["ADVISORY", "LIFECYCLE_FIELDS", "PROBES", "Probe", "Variant", "leaves", "swap", "variants"]
+__all__ = ["ADVISORY", "PROBES", "Probe", "Variant", "leaves", "swap", "variants"]

@@ -205,9 +205,7 @@ def _against(run: Run, oracle: Run) -> str:
             lines.append(f"- {change.op} {change.label()} (the oracle's, missing here)")
     if run.denials != oracle.denials:
         extra = [denial for denial in run.denials if denial not in oracle.denials]
-        lines += [
-            f"! refused {tool} {operation} on {table} {sys_id}" for tool, operation, table, sys_id in extra
-        ]
+        lines += [f"! refused {tool} {operation} on {table} {key}" for tool, operation, table, key in extra]
     if run.messages() != oracle.messages():
         lines.append(f"messages: {len(run.messages())} (the oracle's: {len(oracle.messages())})")
     return "\n".join(lines) or "no difference the verifier can see"

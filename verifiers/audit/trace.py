@@ -85,22 +85,22 @@ class Effect:
 
     Attributes:
         table: Table.
-        sys_id: Row key.
+        row_key: The row's key (its table's key field).
         op: ``insert``, ``update`` or ``delete`` relative to the episode's start.
         significant: The row counts as changed for the verifier (not derived-only bookkeeping).
         row: The row after the call (before it, for a delete).
     """
 
     table: str
-    sys_id: str
+    row_key: str
     op: str
     significant: bool
     row: Mapping[str, str]
 
     @property
     def key(self) -> tuple[str, str]:
-        """(table, sys_id)."""
-        return (self.table, self.sys_id)
+        """(table, row key)."""
+        return (self.table, self.row_key)
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,7 @@ class Run:
         steps: What was played, in order.
         verdict: The verdict (None when verification raised or a handler crashed).
         error: Why the episode is invalid (a mock handler error, a verifier error), else None.
-        denials: Refused write attempts, as ``(tool, operation, table, sys_id)``.
+        denials: Refused write attempts, as ``(tool, operation, table, row key)``.
         heard: What the simulated user said, in order (the opening first).
         seen: What the user had seen of the back-end at each of those turns (its notifications,
             as canonical JSON): where two runs' ``seen`` and conversation agree, so must ``heard``.
@@ -196,10 +196,10 @@ class Run:
 
 def _diff_fingerprint(diff: StateDiff, ignore: frozenset[str]) -> tuple[Any, ...]:
     out = []
-    for change in sorted(diff.changes, key=lambda c: (c.table, c.sys_id)):
+    for change in sorted(diff.changes, key=lambda c: c.key):
         row = change.after if change.after is not None else change.before or {}
         values = tuple((n, row.get(n, "")) for n in change.significant if n not in ignore)
-        out.append((change.table, change.sys_id, change.op, values))
+        out.append((*change.key, change.op, values))
     return tuple(out)
 
 
