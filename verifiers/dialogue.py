@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -46,8 +46,12 @@ __all__ = [
     "CLOSE_PATTERNS",
     "CONDITIONAL",
     "CONDITION_AFTER",
+    "GENERIC_NUMBERS",
     "INTERROGATIVE",
     "NEGATION",
+    "NUMBER",
+    "NUMBER_IN_TEXT",
+    "NumberShape",
     "REFUSAL_PATTERNS",
     "SELF_REFERENCE",
     "TRANSFER_PATTERNS",
@@ -58,9 +62,11 @@ __all__ = [
     "clause_matches",
     "hands_over",
     "is_question",
+    "record_numbers",
     "refuses",
     "signs_off",
     "value_regex",
+    "written_numbers",
 ]
 
 # --- claims, checks, sign-offs, hand-overs (case-insensitive; one sentence at a time) ----------------
@@ -559,15 +565,111 @@ def refuses(text: str) -> bool:
 
 # --- answers: the value asserted, and no rival of it offered ----------------------------------------
 
-#: A record number (use ``fullmatch``): a short letter prefix and seven digits (INC0010041).
-NUMBER = re.compile(r"([a-z]{2,5})[\W_]{0,3}(\d{7})", re.IGNORECASE)
-#: A record number inside text, in any form people type (INC-0010041, inc 0010041, #INC0010041).
-NUMBER_IN_TEXT = re.compile(r"(?<![^\W_])([a-z]{2,5})[ \t\-_#:.]{0,3}(\d{7})(?![^\W_])", re.IGNORECASE)
+#: A record number of any system (use ``fullmatch``): a short letter prefix, then digits
+#: (INC0010041, KB0001234, REQ123). Groups: the letters, the digits.
+NUMBER = re.compile(r"([a-z]{2,6})[\W_]{0,3}(\d{3,12})", re.IGNORECASE)
+#: A record number of any system inside text, in any form people type (INC-0010041, inc 0010041,
+#: #INC0010041): 2-6 letters starting a run, at most three separator characters, 3-12 digits
+#: ending one (not followed by a digit after ``.``, ``:``, ``/`` or ``-``: no date, time or
+#: address). Every part is bounded and a match starts only where a run starts, so it is linear.
+#: Groups: the letters, the digits. Generic and loose ("port 443" reads as one); a reader that
+#: needs precision filters its matches by a :class:`NumberShape`.
+NUMBER_IN_TEXT = re.compile(
+    r"(?<![^\W_])([a-z]{2,6})[ \t\-_#:.]{0,3}(\d{3,12})(?![^\W_]|[.:/\-]\d)", re.IGNORECASE
+)
+#: How the parts of a record number may be set apart when written (the separator of
+#: :data:`NUMBER_IN_TEXT`), as a pattern source.
+NUMBER_SEPARATOR = r"[ \t\-_#:.]{0,3}"
 
 
-def written_numbers(text: str) -> list[str]:
-    """Record numbers written plainly in ``text`` (``INC0010041``: the letters, then the digits)."""
-    return [match.group(0) for match in NUMBER_IN_TEXT.finditer(text) if match.end(1) == match.start(2)]
+@dataclass(frozen=True)
+class NumberShape:
+    """What the record numbers of the systems in play look like, given as data.
+
+    The generic reader (:data:`NUMBER_IN_TEXT`) reads a record number of any system. Where
+    precision matters, a reader narrows it with the shape its systems declare: each record-number
+    prefix with its digit count (a help desk: ``TKT`` and six digits; a key-value store: ``KV``
+    and five). Without a declared prefix (:data:`GENERIC_NUMBERS`) a number counts when written
+    together (``REQ123``) or apart with its letters in capitals (``REQ-123``, ``REQ 123``), so
+    "port 443" or "in 2024" is none.
+
+    Attributes:
+        digits: ``(PREFIX, digit count or None)`` pairs, prefixes in capitals, sorted.
+    """
+
+    digits: tuple[tuple[str, int | None], ...] = ()
+
+    @classmethod
+    def of(cls, numbers: Mapping[str, int | None] | Iterable[str] = ()) -> NumberShape:
+        """A shape from ``{prefix: digits}`` (``None``: any count) or from prefixes alone."""
+        pairs = numbers.items() if isinstance(numbers, Mapping) else ((prefix, None) for prefix in numbers)
+        merged: dict[str, int | None] = {}
+        for prefix, count in pairs:
+            key = str(prefix).upper()
+            # Two systems sharing a prefix with different widths: either width counts.
+            merged[key] = count if merged.get(key, count) == count else None
+        return cls(tuple(sorted(merged.items())))
+
+    @property
+    def declared(self) -> bool:
+        """Whether the shape names its prefixes (else it is the generic one)."""
+        return bool(self.digits)
+
+    def accepts(self, match: re.Match[str]) -> bool:
+        """Whether a :data:`NUMBER_IN_TEXT` match is one of this shape's record numbers."""
+        letters, digits = match.group(1), match.group(2)
+        if not self.digits:
+            return match.end(1) == match.start(2) or letters.isupper()
+        known = dict(self.digits)
+        prefix = letters.upper()
+        if prefix not in known:
+            return False
+        count = known[prefix]
+        return count is None or len(digits) == count
+
+    def pattern(self) -> str:
+        """A pattern source for this shape's numbers in any written form (no groups, no anchors).
+
+        The generic shape gives the loose generic form (letters, a short separator, digits).
+        """
+        if not self.digits:
+            return rf"[A-Za-z]{{2,6}}{NUMBER_SEPARATOR}\d{{3,12}}"
+        by_count: dict[int | None, list[str]] = {}
+        for prefix, count in self.digits:
+            by_count.setdefault(count, []).append(re.escape(prefix))
+        alternatives = [
+            rf"(?:{'|'.join(prefixes)}){NUMBER_SEPARATOR}" + (rf"\d{{{count}}}" if count else r"\d{3,12}")
+            for count, prefixes in by_count.items()
+        ]
+        return "(?:" + "|".join(alternatives) + ")"
+
+
+#: The shape of no system in particular: any prefix, numbers written together or in capitals.
+GENERIC_NUMBERS = NumberShape()
+
+
+def record_numbers(text: str, shape: NumberShape = GENERIC_NUMBERS) -> list[str]:
+    """The record numbers of ``shape`` in ``text``, in any written form, normalised (``INC0010041``).
+
+    In order of appearance, repeats kept; ``inc-0010041`` reads as ``INC0010041``.
+    """
+    return [
+        f"{match.group(1)}{match.group(2)}".upper()
+        for match in NUMBER_IN_TEXT.finditer(text)
+        if shape.accepts(match)
+    ]
+
+
+def written_numbers(text: str, shape: NumberShape = GENERIC_NUMBERS) -> list[str]:
+    """Record numbers written plainly in ``text`` (``INC0010041``: the letters, then the digits).
+
+    As written; with a declared ``shape``, only its numbers.
+    """
+    return [
+        match.group(0)
+        for match in NUMBER_IN_TEXT.finditer(text)
+        if match.end(1) == match.start(2) and shape.accepts(match)
+    ]
 
 #: Spellings of one word that a value may be written in ("Canceled", "cancelled").
 _SPELLINGS = {"canceled": "cancell?ed", "cancelled": "cancell?ed"}

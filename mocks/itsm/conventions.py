@@ -18,21 +18,40 @@ from enterprise_envs.mocks._core.conventions import (
 from enterprise_envs.mocks._core.people import Person
 from enterprise_envs.mocks._core.store import Store
 
-#: Words a caller would not use: the Table API's and the admin screens' own.
+#: How ServiceNow stores and returns a date-time (UTC), for ITSM code that writes or parses one.
+DATETIME_FORMAT = "%Y-%m-%d %H:%M:%S"
+
+#: Words a caller would not use: the Table API's and the admin screens' own (a simulated user
+#: saying one coaches the agent). Those with an underscore are code: the LLM user's guard reads
+#: them as tool syntax. ``sysparm_`` matches every query parameter (``sysparm_query``, ...).
 _API_TERMS = (
     "sys_id",
     "sysparm",
+    "sysparm_",
     "work_notes",
+    "work note",
+    "work notes",
     "short_description",
     "short description field",
     "category field",
     "table api",
+    "close code",
+    "close_code",
+    "close notes",
+    "close_notes",
+    "assignment group",
+    "assignment_group",
+    "assigned to field",
+    "assigned_to",
+    "caller_id",
+    "contact_type",
+    "business_service",
 )
 
 ITSM_CONVENTIONS = Conventions(
     id_pattern=r"[0-9a-f]{32}",
     numbering=Numbering(digits=7, first=10001),
-    formats=Formats(datetime="%Y-%m-%d %H:%M:%S", date="%Y-%m-%d"),
+    formats=Formats(datetime=DATETIME_FORMAT, date="%Y-%m-%d"),
     vocabulary=Vocabulary(
         record="ticket",
         terms=_API_TERMS,

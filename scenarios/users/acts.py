@@ -35,6 +35,7 @@ from functools import lru_cache
 from enterprise_envs.scenarios.users.persona import Fact, Persona, compiled
 from enterprise_envs.scenarios.users.templates import label
 from enterprise_envs.scenarios.users.turns import AgentAct, Message, UserIntent
+from enterprise_envs.scenarios.users.vocabulary import number_shape
 from enterprise_envs.verifiers import dialogue
 from enterprise_envs.verifiers.dialogue import (
     CHECK_PATTERNS,
@@ -42,11 +43,13 @@ from enterprise_envs.verifiers.dialogue import (
     CLOSE_PATTERNS,
     CONDITION_AFTER,
     CONDITIONAL,
+    GENERIC_NUMBERS,
     INTERROGATIVE,
     NEGATION,
     NUMBER_IN_TEXT,
     SELF_REFERENCE,
     TRANSFER_PATTERNS,
+    NumberShape,
     clause_bounds,
     clause_matches,
     is_question,
@@ -259,7 +262,7 @@ class Shaped:
     """A value-like token of a text, with its shape (what kind of value it is).
 
     Attributes:
-        shape: ``email``, ``record:<prefix>`` (INC0010041), ``date``, ``time``, ``digits`` (three
+        shape: ``email``, ``record:<prefix>`` (TKT001234), ``date``, ``time``, ``digits`` (three
             digits or more), ``code:<form>`` (letters and digits, ``E10423`` is ``code:a9``),
             ``count:<noun>`` (a small number and what it counts: "four of us" is ``count:of``), or
             a :data:`CLOSED_SETS` name.
@@ -287,10 +290,12 @@ def _clock(hour: str, minute: str | None, half: str | None) -> str | None:
 
 
 @lru_cache(maxsize=8192)
-def shaped_values(text: str) -> tuple[Shaped, ...]:
+def shaped_values(text: str, numbers: NumberShape = GENERIC_NUMBERS) -> tuple[Shaped, ...]:
     """The value-like tokens of a text with their shapes (see :class:`Shaped`), in order.
 
     Reads the :func:`~enterprise_envs.verifiers.text.readable` text; every pattern is linear.
+    ``numbers``: what a record number looks like (the persona's systems' shape, from its
+    vocabulary; the generic one reads any system's).
     """
     text = readable(text)
     found: list[Shaped] = []
@@ -307,7 +312,8 @@ def shaped_values(text: str) -> tuple[Shaped, ...]:
     for match in _EMAIL.finditer(text):
         take("email", match.group(0).casefold(), match)
     for match in NUMBER_IN_TEXT.finditer(text):
-        take(f"record:{match.group(1).casefold()}", (match.group(1) + match.group(2)).casefold(), match)
+        if numbers.accepts(match):
+            take(f"record:{match.group(1).casefold()}", (match.group(1) + match.group(2)).casefold(), match)
     for match in _DATE.finditer(text):
         take("date", match.group(0), match)
     for match in _TIME.finditer(text):
@@ -350,10 +356,10 @@ def shaped_values(text: str) -> tuple[Shaped, ...]:
 
 
 @lru_cache(maxsize=8192)
-def _value_shapes(value: str) -> Mapping[str, frozenset[str]]:
+def _value_shapes(value: str, numbers: NumberShape = GENERIC_NUMBERS) -> Mapping[str, frozenset[str]]:
     """A value's shapes, each with the forms the value takes in it."""
     forms: dict[str, set[str]] = {}
-    for shaped in shaped_values(value):
+    for shaped in shaped_values(value, numbers):
         forms.setdefault(shaped.shape, set()).add(shaped.norm)
     return {shape: frozenset(norms) for shape, norms in forms.items()}
 
@@ -386,8 +392,9 @@ def _owned_values(persona: Persona) -> dict[str, set[str]]:
     texts += [item.reply or "" for item in (*persona.unknowns, *persona.refusals)]
     texts += [text for step in persona.steps for text in (step.when_true, step.when_false)]
     values: dict[str, set[str]] = {}
+    numbers = number_shape(persona.vocabulary)
     for text in texts:
-        for shape, norms in _value_shapes(text).items():
+        for shape, norms in _value_shapes(text, numbers).items():
             values.setdefault(shape, set()).update(norms)
     return values
 
@@ -490,10 +497,11 @@ def _referent(
 def _sentence_restatements(persona: Persona, sentence: str, by_user: bool) -> list[Restatement]:
     # Quoted text (a ticket title read back) is blanked, keeping every offset.
     bare = QUOTED.sub(lambda match: " " * len(match.group(0)), sentence)
-    tokens = shaped_values(bare)
+    numbers = number_shape(persona.vocabulary)
+    tokens = shaped_values(bare, numbers)
     if not tokens:
         return []
-    shapes = {fact.key: _value_shapes(fact.value) for fact in persona.facts}
+    shapes = {fact.key: _value_shapes(fact.value, numbers) for fact in persona.facts}
     recap = by_user or _PUT_BACK.search(bare) is not None
     put_to_user = recap or is_question(bare)
     said: dict[str, list[tuple[Shaped, bool]]] = {}
@@ -509,7 +517,7 @@ def _sentence_restatements(persona: Persona, sentence: str, by_user: bool) -> li
             continue
         own_words = label(fact.key).casefold().split()
         if any(word.casefold() not in own_words for word in _ANOTHER.findall(before)):
-            continue  # "your new ticket INC..." (but "your new hire's email" names the fact)
+            continue  # "your new ticket TKT..." (but "your new hire's email" names the fact)
         your_own = re.search(r"\byour\b", before, re.IGNORECASE) and _names(fact, before)
         if not put_to_user and not your_own:
             continue  # told, not put back: "The window is ..." ("Your email is ..." is put back)

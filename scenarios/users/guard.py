@@ -6,8 +6,9 @@ keys disclosable now, the scenario's canaries, the UserView). Each check returns
 
 ``leak``
     A value-like span (four or more digits, a phone number, an email, a record number of any
-    system: letters then three or more digits, a hostname or IP, a ``WS-0042``-style asset name, a
-    32-hex-digit key) or any persona fact value
+    system: letters then three or more digits, or one of the persona's systems' numbers in any
+    written form, a hostname or IP, a ``WS-0042``-style asset name, a 32-hex-digit key) or any
+    persona fact value
     (of three characters or more), that is neither the
     value of a fact the user may tell now (disclosable or already told) nor something the agent
     itself said; or a ``{{placeholder}}`` for a fact that may not be told now (or no fact at all).
@@ -16,11 +17,12 @@ keys disclosable now, the scenario's canaries, the UserView). Each check returns
     the agent has not said.
 ``role_swap``
     The simulated user talking like the agent: service-desk phrases ("how can I help you", "I have
-    created incident ...", "let me check"), tool or JSON syntax, markdown lists and headers, or a
-    reply far longer than the persona's style.
+    created <a record> ...", "let me check"), tool or JSON syntax (a system term written as code,
+    such as a key field's name), markdown lists and headers, or a reply far longer than the persona's style.
 ``coaching``
     An imperative or suggestion that names a tool, field, state or policy term the persona's goal
-    and facts do not mention ("you should set the priority", "resolve it with close code ...").
+    and facts do not mention ("you should set the priority", "resolve it with resolution code
+    ..."), or a term of the persona's systems anywhere.
 ``stop``
     The reply ends the conversation while the UserView says the goal is not met (unless this turn
     is meant to end it: abandoning, accepting a transfer).
@@ -28,6 +30,11 @@ keys disclosable now, the scenario's canaries, the UserView). Each check returns
 The ``role_swap``, ``coaching`` and ``stop`` checks also fire on whatever the fidelity metrics
 (:mod:`~enterprise_envs.scenarios.users.fidelity`) would count for the reply, so a reply that passes
 the guard never counts against the simulator there.
+
+A system's own words (field names, query syntax, what its records are called, its record-number
+shape) are not written here: they come with the persona as data
+(:attr:`~enterprise_envs.scenarios.users.persona.Persona.vocabulary`, set by the scenario
+instance from the system's conventions; :mod:`~enterprise_envs.scenarios.users.vocabulary`).
 
 The model writes ``{{key}}`` placeholders instead of values; :func:`fill` replaces them with the
 fact values for the keys that may be told now and leaves the others for the ``leak`` check.
@@ -38,11 +45,20 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
 
 from enterprise_envs.scenarios.users import fidelity
 from enterprise_envs.scenarios.users.acts import history, says_not_working
-from enterprise_envs.scenarios.users.persona import Persona, Register, UserView
+from enterprise_envs.scenarios.users.persona import Persona, Register, UserView, Vocabulary
 from enterprise_envs.scenarios.users.turns import Message
+from enterprise_envs.scenarios.users.vocabulary import (
+    code_terms,
+    number_shape,
+    record_reference,
+    record_words,
+)
+from enterprise_envs.verifiers.dialogue import NumberShape, record_numbers
 from enterprise_envs.verifiers.text import value_pattern
 
 __all__ = [
@@ -191,7 +207,7 @@ def _public_text(context: GuardContext) -> str:
 #: lookbehinds) and is bounded, so every pattern is linear in the text (see verifiers/text.py).
 _VALUE_LIKE: tuple[re.Pattern[str], ...] = (
     re.compile(r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}"),  # email
-    # Record numbers of any system (INC0010041, KB0001234, REQ123): letters, then three or more digits.
+    # Record numbers of any system (TKT001234, KB0001234, REQ123): letters, then three or more digits.
     re.compile(r"\b[A-Za-z]{2,6}\d{3,}\b"),
     re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d+\b"),  # issue keys: IT-42
     re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}\b"),  # IPv4
@@ -200,10 +216,23 @@ _VALUE_LIKE: tuple[re.Pattern[str], ...] = (
     ),  # hostnames
     # WS-0042, LAPTOP-7F3K2
     re.compile(r"(?<![A-Za-z])[A-Za-z]{2,32}-(?=[A-Za-z0-9]{0,32}\d)[A-Za-z0-9]{3,32}\b"),
-    re.compile(r"\b[0-9a-f]{32}\b", re.IGNORECASE),  # sys_ids
+    re.compile(r"\b[0-9a-f]{32}\b", re.IGNORECASE),  # 32-hex-digit record keys
     re.compile(r"\b\d{2,4}[-.]\d{3,4}(?:[-.]\d{2,4})?\b|\+\d[\d\s().-]{6,}\d"),  # phone numbers
     re.compile(r"\d{4,}"),
 )
+
+
+@lru_cache(maxsize=256)
+def _system_values(key: tuple[Any, ...]) -> tuple[re.Pattern[str], ...]:
+    """The value-like patterns, the declared systems' record numbers in any written form first.
+
+    So "kv 00042" is one value, not a word and digits.
+    """
+    numbers = dict(key[3])
+    if not numbers:
+        return _VALUE_LIKE
+    shape = NumberShape.of(numbers).pattern()
+    return (re.compile(rf"(?<![^\W_]){shape}(?![^\W_])", re.IGNORECASE), *_VALUE_LIKE)
 
 
 def _merge(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -263,12 +292,19 @@ def check_leak(utterance: str, context: GuardContext) -> GuardHit | None:
         text = _blank(text, spans)
         if spans and not _said(fact.value, public) and fact.key not in found:
             found.append(fact.key)
-    spans = _merge(match.span() for pattern in _VALUE_LIKE for match in pattern.finditer(text))
+    value_like = _system_values(persona.vocabulary.key())
+    spans = _merge(match.span() for pattern in value_like for match in pattern.finditer(text))
+    shape = number_shape(persona.vocabulary)
+    public_numbers = set(record_numbers(public, shape)) if shape.declared else set()
     for start, end in spans:
         value = text[start:end]
         label = repr(value)
-        if value.casefold() not in public.casefold() and label not in found:
-            found.append(label)
+        if value.casefold() in public.casefold() or label in found:
+            continue
+        numbers = record_numbers(value, shape) if shape.declared else []
+        if numbers and set(numbers) <= public_numbers:
+            continue  # the agent's own number, written another way ("TKT-001234" for TKT001234)
+        found.append(label)
     return GuardHit("leak", ", ".join(found)) if found else None
 
 
@@ -287,42 +323,66 @@ def check_canary(utterance: str, context: GuardContext) -> GuardHit | None:
 # --- role swap ----------------------------------------------------------------------------------------
 
 _I_HAVE = r"\bI(?:\s*'\s*ve|\s+have)?\s+(?:now\s+|just\s+|already\s+|successfully\s+|gone\s+ahead\s+and\s+)?"
-_RECORD = r"(?:ticket|incident|request|case|record|[A-Za-z]{2,6}\d{3,})"
-_AGENT_PHRASES: tuple[re.Pattern[str], ...] = tuple(
-    re.compile(pattern, re.IGNORECASE)
-    for pattern in (
-        r"\bhow\s+(?:can|may|could|might)\s+I\s+(?:help|assist)",
-        r"\bwhat\s+(?:else\s+)?can\s+I\s+(?:do|help)\s+(?:for|with)\s+you",
-        r"\b(?:is\s+there\s+)?anything\s+else\s+(?:I\s+(?:can|could|may)|that\s+I\s+can)\b",
-        r"\bhappy\s+to\s+(?:help|assist)\b",
-        _I_HAVE + r"(?:created|resolved|closed|assigned|reassigned|escalated|updated|set)\s+"
-        r"(?:a|an|the|your|this|that|it\s+for\s+you|" + _RECORD + r")\b",
-        _I_HAVE + r"(?:opened|raised|logged|submitted|filed)\b[^.!?\n]{0,40}\bfor\s+you\b",
-        r"\bI(?:\s*'\s*ll|\s+will)\s+(?:now\s+|go\s+ahead\s+and\s+)?(?:create|open|raise|log|escalate|assign|"
-        r"reassign|resolve|close|update)\s+(?:a|an|the|this|your)\s+" + _RECORD,
-        r"\blet\s+me\s+(?:just\s+|quickly\s+)?(?:check|search|verify)\s+(?:(?:that|this|it)\s+)?(?:for\s+you|your|"
-        r"our|(?:in\s+)?the\s+system|on\s+that|with)\b",
-        r"\blet\s+me\s+(?:just\s+|quickly\s+)?(?:look\s+into|look\s+(?:that|this|it)\s+up|pull\s+up|create|"
-        r"escalate|assign|see\s+what\s+I\s+can\s+do)\b",
-        r"\b(?:thank\s+you|thanks)\s+for\s+(?:contacting|calling|reaching\s+out|your\s+patience|waiting)\b",
-        r"\bI\s+(?:understand|apologi[sz]e\s+for)\s+(?:your|the)\s+(?:frustration|inconvenience|trouble)",
-        r"\bsorry\s+for\s+the\s+inconvenience\b",
-        r"\byour\s+(?:ticket|incident|request|case|reference)\s+(?:number\s+)?is\b",
-        r"\b(?:could|can|would|may)\s+you\s+(?:please\s+)?(?:provide|confirm|share|verify|give\s+me)\s+your\s+"
-        r"(?:employee|user|staff|email|phone|full\s+name|name|id\b|username|identity|location|department)",
-        r"^\s*(?:please\s+)?(?:provide|confirm|verify)\s+your\s+(?:employee|user|staff|email|phone|id\b|username|"
-        r"identity)",
-        r"\bas\s+an?\s+(?:ai|assistant|language\s+model|agent)\b",
-        r"\bI\s*'?\s*a?m\s+(?:an?\s+)?(?:ai|assistant|language\s+model|virtual\s+agent|service\s+desk\s+agent)\b",
-    )
+#: Service-desk phrases; ``{record}`` is a reference to a record (:func:`record_reference`: a word
+#: the persona's systems use for one, or a record number).
+_AGENT_PHRASE_FORMS: tuple[str, ...] = (
+    r"\bhow\s+(?:can|may|could|might)\s+I\s+(?:help|assist)",
+    r"\bwhat\s+(?:else\s+)?can\s+I\s+(?:do|help)\s+(?:for|with)\s+you",
+    r"\b(?:is\s+there\s+)?anything\s+else\s+(?:I\s+(?:can|could|may)|that\s+I\s+can)\b",
+    r"\bhappy\s+to\s+(?:help|assist)\b",
+    _I_HAVE + r"(?:created|resolved|closed|assigned|reassigned|escalated|updated|set)\s+"
+    r"(?:a|an|the|your|this|that|it\s+for\s+you|{record})\b",
+    _I_HAVE + r"(?:opened|raised|logged|submitted|filed)\b[^.!?\n]{0,40}\bfor\s+you\b",
+    r"\bI(?:\s*'\s*ll|\s+will)\s+(?:now\s+|go\s+ahead\s+and\s+)?(?:create|open|raise|log|escalate|assign|"
+    r"reassign|resolve|close|update)\s+(?:a|an|the|this|your)\s+{record}",
+    r"\blet\s+me\s+(?:just\s+|quickly\s+)?(?:check|search|verify)\s+(?:(?:that|this|it)\s+)?(?:for\s+you|your|"
+    r"our|(?:in\s+)?the\s+system|on\s+that|with)\b",
+    r"\blet\s+me\s+(?:just\s+|quickly\s+)?(?:look\s+into|look\s+(?:that|this|it)\s+up|pull\s+up|create|"
+    r"escalate|assign|see\s+what\s+I\s+can\s+do)\b",
+    r"\b(?:thank\s+you|thanks)\s+for\s+(?:contacting|calling|reaching\s+out|your\s+patience|waiting)\b",
+    r"\bI\s+(?:understand|apologi[sz]e\s+for)\s+(?:your|the)\s+(?:frustration|inconvenience|trouble)",
+    r"\bsorry\s+for\s+the\s+inconvenience\b",
+    r"\byour\s+(?:{words}|reference)\s+(?:number\s+)?is\b",
+    r"\b(?:could|can|would|may)\s+you\s+(?:please\s+)?(?:provide|confirm|share|verify|give\s+me)\s+your\s+"
+    r"(?:employee|user|staff|email|phone|full\s+name|name|id\b|username|identity|location|department)",
+    r"^\s*(?:please\s+)?(?:provide|confirm|verify)\s+your\s+(?:employee|user|staff|email|phone|id\b|username|"
+    r"identity)",
+    r"\bas\s+an?\s+(?:ai|assistant|language\s+model|agent)\b",
+    r"\bI\s*'?\s*a?m\s+(?:an?\s+)?(?:ai|assistant|language\s+model|virtual\s+agent|service\s+desk\s+agent)\b",
 )
+
+
+def _agent_phrases(vocabulary: Vocabulary) -> tuple[re.Pattern[str], ...]:
+    """The service-desk phrases, with the persona's systems' record words and numbers."""
+    return _agent_phrases_for(record_reference(vocabulary), record_words(vocabulary))
+
+
+@lru_cache(maxsize=256)
+def _agent_phrases_for(record: str, words: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    alternation = "|".join(
+        r"\s+".join(re.escape(part) for part in word.split()) for word in sorted(words, key=len, reverse=True)
+    )
+    return tuple(
+        re.compile(form.replace("{record}", record).replace("{words}", f"(?:{alternation})"), re.IGNORECASE)
+        for form in _AGENT_PHRASE_FORMS
+    )
+
+
 _TOOL_SYNTAX: tuple[re.Pattern[str], ...] = (
     re.compile(r"\{\s*\"[^\"\n]*\"\s*:"),  # a JSON object
     re.compile(r"```"),
     re.compile(r"</?\s*(?:tool_call|tool|function|function_call)\b", re.IGNORECASE),
-    re.compile(r"\b[a-z]+(?:_[a-z]+)+\s*\("),  # create_incident(
-    re.compile(r"\bsys_id\b|\bsysparm_\w+", re.IGNORECASE),
+    re.compile(r"\b[a-z]+(?:_[a-z]+)+\s*\("),  # create_record(
 )
+
+
+def _tool_syntax(text: str, vocabulary: Vocabulary) -> bool:
+    """Tool or JSON syntax, or a term of the persona's systems written as code (with an underscore)."""
+    if any(pattern.search(text) for pattern in _TOOL_SYNTAX):
+        return True
+    return any(fidelity.phrase_pattern(term).search(text) for term in code_terms(vocabulary))
+
+
 _MD_HEADER = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+\S", re.MULTILINE)
 # Line-anchored patterns skip only spaces and tabs: "\s*" would cross line breaks from every
 # line start (quadratic on a text of blank lines).
@@ -343,9 +403,10 @@ def check_role_swap(utterance: str, context: GuardContext) -> GuardHit | None:
     """
     text = _PLACEHOLDER.sub("it", _filled(utterance, context))  # placeholders are the leak check's
     found = []
-    if any(pattern.search(text) for pattern in _AGENT_PHRASES):
+    vocabulary = context.persona.vocabulary
+    if any(pattern.search(text) for pattern in _agent_phrases(vocabulary)):
         found.append("agent phrase")
-    if any(pattern.search(text) for pattern in _TOOL_SYNTAX):
+    if _tool_syntax(text, vocabulary):
         found.append("tool syntax")
     if _MD_HEADER.search(text) or len(_MD_LIST.findall(text)) >= 2 or _MD_OTHER.search(text):
         found.append("markdown")
@@ -374,6 +435,8 @@ _SUGGESTIONS: tuple[re.Pattern[str], ...] = tuple(
         r"\b(?:it|this)\s+should\s+be\s+(?:set|assigned|marked|resolved|closed|categori[sz]ed|routed)\b",
     )
 )
+#: Tool, field, state and policy terms any help desk has; a suggestion naming one coaches. The
+#: persona's systems' own terms coach anywhere (the fidelity metric's, :func:`check_coaching`).
 _TERMS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern, re.IGNORECASE))
     for name, pattern in (
@@ -383,20 +446,49 @@ _TERMS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("assignment", r"\b(?:re)?assign(?:ed|ing|ment)?\b"),
         ("category", r"\b(?:sub)?categor(?:y|ies|i[sz]e)\b"),
         ("state", r"\bstate\b|\bon\s+hold\b|\bin\s+progress\b|\b(?:as|to)\s+(?:resolved|closed)\b"),
-        ("close code", r"\b(?:close|closure|resolution)\s+(?:code|notes?)\b"),
-        ("work notes", r"\bwork\s+notes?\b|\badditional\s+comments\b"),
-        ("field", r"\bshort\s+description\b|\bcaller(?:\s+id)?\b|\bcontact\s+type\b|\bbusiness\s+service\b"),
+        ("close code", r"\b(?:closure|resolution)\s+(?:code|notes?)\b"),
+        ("field", r"\bcaller\b"),
         ("ci", r"\bconfiguration\s+item\b|\bCI\b|\bcmdb\b"),
-        ("knowledge", r"\bknowledge\s+(?:base|article)\b|\bKB\d*\b|\bkb\s+article\b"),
-        ("policy", r"\bSLA\b|\bpolicy\b|\btier\s*[123]\b|\blevel\s*[123]\b|\bL[123]\b|\bmajor\s+incident\b"),
+        ("knowledge", r"\bknowledge\s+(?:base|article)\b|\bKB\b|\bkb\s+article\b"),
+        ("policy", r"\bSLA\b|\bpolicy\b|\btier\s*[123]\b|\blevel\s*[123]\b|\bL[123]\b"),
         ("escalation", r"\bescalat\w*\s+(?:it\s+|this\s+)?to\b"),
-        ("tool", r"\b[a-z]+(?:_[a-z]+)+\b|\bsysparm\w*|\bsys_id\b|\btable\s+api\b|\btool\b"),
+        ("tool", r"\b[a-z]+(?:_[a-z]+)+\b|\btool\b"),
     )
 )
+
+
+def _system_terms(vocabulary: Vocabulary) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """:data:`_TERMS` and the persona's systems' own.
+
+    "major <record>", and each field name the systems write as code said as words ("contact
+    type" for ``contact_type``).
+    """
+    return _system_terms_for(record_words(vocabulary), code_terms(vocabulary))
+
+
+@lru_cache(maxsize=256)
+def _system_terms_for(
+    words: tuple[str, ...], code: tuple[str, ...]
+) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    def alternation(phrases: Iterable[str]) -> str:
+        return "|".join(
+            r"\s+".join(re.escape(part) for part in phrase.split())
+            for phrase in sorted(phrases, key=len, reverse=True)
+        )
+
+    terms = [*_TERMS, ("policy", re.compile(rf"\bmajor\s+(?:{alternation(words)})\b", re.IGNORECASE))]
+    spoken = {" ".join(term.replace("_", " ").split()) for term in code}
+    spoken = {phrase for phrase in spoken if " " in phrase}  # a field's name of two words or more
+    if spoken:
+        terms.append(("field", re.compile(rf"\b(?:{alternation(spoken)})\b", re.IGNORECASE)))
+    return tuple(terms)
+
+
 _SENTENCE = re.compile(r"[^.!?;\n]+")
 
 
-def _vocabulary(persona: Persona) -> str:
+def _own_words(persona: Persona) -> str:
+    """The persona's own text: a term it uses itself is no coaching."""
     parts = [persona.goal, persona.opening]
     for fact in persona.facts:
         parts += [fact.key.replace("_", " "), fact.value, fact.phrasing or ""]
@@ -406,17 +498,20 @@ def _vocabulary(persona: Persona) -> str:
 def check_coaching(utterance: str, context: GuardContext) -> GuardHit | None:
     """A suggestion or imperative naming a tool, field, state or policy term foreign to the persona.
 
-    Also fires on whatever :func:`~enterprise_envs.scenarios.users.fidelity.coaching_reasons`
-    counts, so a reply that passes never counts in the coaching metric. Placeholders left unfilled
-    are the ``leak`` check's business and read as "it" here.
+    A term of the persona's systems (its vocabulary's ``terms``) coaches anywhere, as the coaching
+    metric counts it. Also fires on whatever
+    :func:`~enterprise_envs.scenarios.users.fidelity.coaching_reasons` counts, so a reply that
+    passes never counts in the coaching metric. Placeholders left unfilled are the ``leak``
+    check's business and read as "it" here.
     """
     text = _PLACEHOLDER.sub("it", _filled(utterance, context))
-    vocabulary = _vocabulary(context.persona)
+    own = _own_words(context.persona)
+    terms = _system_terms(context.persona.vocabulary)
     found = []
     for sentence in _SENTENCE.findall(text):
         if not any(pattern.search(sentence) for pattern in _SUGGESTIONS):
             continue
-        found += [name for name, term in _TERMS if term.search(sentence) and not term.search(vocabulary)]
+        found += [name for name, term in terms if term.search(sentence) and not term.search(own)]
     found += fidelity.coaching_reasons(text, context.persona)
     found = list(dict.fromkeys(found))
     return GuardHit("coaching", ", ".join(found)) if found else None

@@ -194,6 +194,46 @@ class Style(_Strict):
     identifiers_in_opening: bool = False
 
 
+class Vocabulary(_Strict):
+    """The words and record numbers of the systems the user's scenario runs on, as plain data.
+
+    Set by the scenario instance from its systems' declared conventions (a user package may not
+    import a mock: observational closure), not by scenario authors. The guard, the fidelity
+    metrics and the rule user's reading of record numbers take a system's words from here; the
+    default is no system in particular (generic help-desk words, any record number).
+
+    Attributes:
+        record: What a person calls one of the systems' records ("ticket").
+        terms: Words only someone reading the systems' own API or admin screens would use (field
+            names, query syntax, internal states): a user saying them coaches the agent.
+        nouns: Table -> what a person calls a record of it ("issue" -> "ticket").
+        numbers: Record-number prefix -> its digit count (``{"TKT": 6}``): what the systems'
+            record numbers look like.
+    """
+
+    record: str = "record"
+    terms: list[str] = Field(default_factory=list)
+    nouns: dict[str, str] = Field(default_factory=dict)
+    numbers: dict[str, int] = Field(default_factory=dict)
+
+    @field_validator("numbers")
+    @classmethod
+    def _digit_counts(cls, numbers: dict[str, int]) -> dict[str, int]:
+        for prefix, digits in numbers.items():
+            if not re.fullmatch(r"[A-Za-z]{2,6}", prefix) or not 3 <= digits <= 12:
+                raise ValueError(f"record numbers {prefix!r}: 2-6 letters and 3-12 digits, not {digits}")
+        return numbers
+
+    def key(self) -> tuple[Any, ...]:
+        """A hashable form (for caches of what is compiled from it)."""
+        return (
+            self.record,
+            tuple(self.terms),
+            tuple(sorted(self.nouns.items())),
+            tuple(sorted(self.numbers.items())),
+        )
+
+
 class Persona(_Strict):
     """One simulated user.
 
@@ -206,6 +246,8 @@ class Persona(_Strict):
         done_when: The UserView key meaning "my goal is met".
         patience, style: See the classes.
         variant: Population variant name (``base``, ``terse``, ``frustrated``, ...).
+        vocabulary: The systems' words and record-number shape (set by the scenario instance,
+            not by authors; the default is no system in particular).
     """
 
     name: str
@@ -219,6 +261,7 @@ class Persona(_Strict):
     patience: Patience = Field(default_factory=Patience)
     style: Style = Field(default_factory=Style)
     variant: str = "base"
+    vocabulary: Vocabulary = Field(default_factory=Vocabulary)
 
     @model_validator(mode="after")
     def _consistent(self) -> Persona:

@@ -2,7 +2,7 @@
 
 A *protected span* is every occurrence (exact, case-sensitive) in the reply of one of the
 ``protected`` strings: the fact values the reply discloses, any other persona fact value and any
-value the agent said (an incident number, an e-mail address). Style works on the text between
+value the agent said (a ticket number, an e-mail address). Style works on the text between
 protected spans only, so a protected value comes out byte for byte as it went in.
 
 All randomness comes from the ``random.Random`` passed in, drawn in a fixed order (one draw for

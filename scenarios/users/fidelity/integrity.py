@@ -13,8 +13,6 @@ from collections.abc import Callable, Iterable, Mapping
 
 from enterprise_envs.scenarios.users.fidelity.lexicon import (
     ABANDON_MARKERS,
-    AGENT_PHRASES,
-    COACHING_STRONG_TERMS,
     COACHING_WEAK_TERMS,
     DENY_MARKERS,
     FAREWELL_MARKERS,
@@ -27,6 +25,8 @@ from enterprise_envs.scenarios.users.fidelity.lexicon import (
     _markers,
     _norm,
     _sentences,
+    agent_phrases,
+    coaching_strong_terms,
     phrase_pattern,
     typo_equal,
     value_occurs,
@@ -157,7 +157,7 @@ def canary_findings(transcripts: Transcript | Iterable[Transcript], canaries: Ca
 def canary_hits(transcripts: Transcript | Iterable[Transcript], canaries: Canaries) -> Ratio:
     """Canary hits: user turns containing a registered hidden value, over user turns.
 
-    Canaries are values the simulator must never see or say: solution sys_ids, KB article numbers,
+    Canaries are values the simulator must never see or say: solution record keys, KB article numbers,
     the expected field values of the verifier. ``canaries`` is a list applied to every transcript,
     or a mapping from transcript label to its list. A user turn *hits* when it contains a canary
     (case-insensitive, token boundaries) that no earlier agent message contains. The number of
@@ -248,7 +248,7 @@ def coaching_reasons(text: str, persona: Persona) -> list[str]:
     reasons: list[str] = []
     if _BRACES.search(text):
         reasons.append("tool syntax")
-    for term in _markers(text, COACHING_STRONG_TERMS):
+    for term in _markers(text, coaching_strong_terms(persona.vocabulary)):
         if not phrase_pattern(term).search(own):
             reasons.append(term)
     for sentence in _sentences(text):
@@ -291,8 +291,9 @@ def coaching_rate(transcripts: Transcript | Iterable[Transcript]) -> Ratio:
 
     A user turn *coaches* when (a) it contains tool syntax (a brace, a code fence, a JSON
     ``"key": value`` pair, a ``snake_case(`` call or a ``<tool`` tag); or (b) it contains a
-    :data:`COACHING_STRONG_TERMS` term ("close code", "assignment group", "work note", "ticket
-    field", "set the state", "json", ...); or (c) one of its sentences is a suggestion (it starts
+    :data:`COACHING_STRONG_TERMS` term ("resolution code", "ticket field", "set the state",
+    "json", ...) or a term of the persona's systems (their vocabulary's ``terms``: field names,
+    query syntax); or (c) one of its sentences is a suggestion (it starts
     with a :data:`SUGGESTION_VERBS` verb, after an optional "ok/so/please/just", or contains a
     :data:`SUGGESTION_PHRASES` phrase such as "you should" or "can you") and mentions a
     :data:`COACHING_WEAK_TERMS` term ("resolve", "priority", "state", "escalate", "category",
@@ -319,7 +320,7 @@ def role_swap_limit(persona: Persona, turn: int) -> int:
 
 def role_swap_reasons(text: str, persona: Persona, turn: int) -> list[str]:
     """Why a user turn reads like the agent (empty when it does not); see :func:`role_swap_rate`."""
-    reasons = [f"phrase {marker!r}" for marker in _markers(text, AGENT_PHRASES)]
+    reasons = [f"phrase {marker!r}" for marker in _markers(text, agent_phrases(persona.vocabulary))]
     lines = text.splitlines()
     if sum(1 for line in lines if re.match(r"\s*\d+[.)]\s", line)) >= 2:
         reasons.append("numbered list")
@@ -376,7 +377,8 @@ def role_swap_rate(transcripts: Transcript | Iterable[Transcript]) -> Ratio:
     """Role-swap rate: user turns that read like the agent, over user turns.
 
     A user turn is *agent-like* when it contains an :data:`AGENT_PHRASES` phrase ("how can I
-    help", "I have created", "let me check", "is there anything else", ...), two or more numbered
+    help", "I have created", "let me check", "is there anything else", ...) or "your <record>
+    number is" for a word the persona's systems use for a record (:func:`agent_phrases`), two or more numbered
     lines (``1.``/``1)``) or bulleted lines, a markdown header or ``**bold**``, tool syntax (as
     for coaching), or more words than :data:`ROLE_SWAP_LENGTH_FACTOR` (3) times the typical
     length of the persona's register (:data:`TYPICAL_WORDS`: terse 8, neutral 16, wordy 26;

@@ -10,6 +10,11 @@
   whitespace). Empty values never occur.
 - An **echo** is a value that an earlier agent message already contains: repeating what the agent
   said discloses nothing, so leak, premature-disclosure and canary checks skip echoes.
+- The lexicons hold words any help desk uses. A system's own words (its field names, query
+  syntax, table names, what its records are called) are not written here: they come with the
+  persona as data (:class:`~enterprise_envs.scenarios.users.persona.Vocabulary`, set by the
+  scenario instance from the system's conventions), and :func:`agent_phrases`,
+  :func:`agent_claim_markers` and :func:`coaching_strong_terms` add them to the generic lexicons.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
+from enterprise_envs.scenarios.users.persona import Vocabulary
+from enterprise_envs.scenarios.users.vocabulary import record_words, terms
 from enterprise_envs.verifiers.text import pieces, value_pattern
 
 
@@ -126,7 +133,7 @@ TRANSFER_MARKERS = _lexicon(
 AGENT_CLAIM_MARKERS = _lexicon(
     """
     fixed | resolved | should work now | should be working | works now | working now | all set
-    sorted | taken care of | closed the ticket | closed your ticket | closed the incident | is done
+    sorted | taken care of | closed the ticket | closed your ticket | is done
     has been done
     """
 )
@@ -154,22 +161,21 @@ AGENT_PHRASES = _lexicon(
     let me check this for you | let me check for you | let me check your | let me check our
     let me check the system | let me check on that | let me check with | let me look into
     let me look that up for you | let me look up your | let me see what i can do | i'll look into
-    i will look into | your ticket number is | your incident number is | please hold
+    i will look into | your ticket number is | please hold
     could you please provide | can you please provide | please provide your | can you confirm your
     could you confirm your | as your agent | as an ai | as a support agent | service desk agent
     """
 )
 
 #: Tool, field, state and policy terms that coach the agent by themselves (unless the persona's own
-#: text uses them).
+#: text uses them). A system's own field names and query syntax are its vocabulary's ``terms``
+#: (:func:`coaching_strong_terms`).
 COACHING_STRONG_TERMS = _lexicon(
     """
-    close code | close_code | closure code | resolution code | close notes | resolution notes
-    assignment group | assignment_group | assigned to field | assigned_to | work note | work notes
-    work_notes | ticket field | the field | set the state | set the status | change the state
-    change the status | update the state | state to | status to | sys_id | sysparm
-    short_description | short description field | category field | api | tool call | call the tool
-    use the tool | function call | endpoint | database | json | query
+    closure code | resolution code | resolution notes | ticket field | the field | set the state
+    set the status | change the state | change the status | update the state | state to | status to
+    api | tool call | call the tool | use the tool | function call | endpoint | database | json
+    query
     """
 )
 
@@ -229,6 +235,32 @@ CORRECTION_MARKERS = _lexicon(
     got that wrong | got it wrong | not correct | isn't correct | that's not it | mixed up | mix-up
     """
 )
+
+
+@lru_cache(maxsize=256)
+def _with_system(generic: tuple[str, ...], forms: tuple[str, ...], words: tuple[str, ...]) -> tuple[str, ...]:
+    """``generic``, then each form for each of the system's words (``{word}``), each phrase once."""
+    return tuple(dict.fromkeys([*generic, *(form.format(word=word) for word in words for form in forms)]))
+
+
+def agent_phrases(vocabulary: Vocabulary) -> tuple[str, ...]:
+    """:data:`AGENT_PHRASES` and "your <record word> number is" for the vocabulary's records.
+
+    The record words are those an agent uses for a record: the generic ones and the vocabulary's
+    ("your alert number is" where records are alerts).
+    """
+    return _with_system(AGENT_PHRASES, ("your {word} number is",), record_words(vocabulary))
+
+
+def agent_claim_markers(vocabulary: Vocabulary) -> tuple[str, ...]:
+    """:data:`AGENT_CLAIM_MARKERS` and "closed the/your <record word>" for the vocabulary's records."""
+    forms = ("closed the {word}", "closed your {word}")
+    return _with_system(AGENT_CLAIM_MARKERS, forms, record_words(vocabulary))
+
+
+def coaching_strong_terms(vocabulary: Vocabulary) -> tuple[str, ...]:
+    """:data:`COACHING_STRONG_TERMS` and the systems' own terms (their field names, query syntax)."""
+    return _with_system(COACHING_STRONG_TERMS, ("{word}",), terms(vocabulary))
 
 
 #: A few very common English words (the typo proxy treats them as attested).

@@ -19,7 +19,6 @@ from enterprise_envs.scenarios.users.fidelity.behaviour import front_loading, re
 from enterprise_envs.scenarios.users.fidelity.integrity import _first_tellings, persona_text
 from enterprise_envs.scenarios.users.fidelity.lexicon import (
     _ALPHA_WORD,
-    AGENT_CLAIM_MARKERS,
     CLARIFY_MARKERS,
     COMMON_WORDS,
     DENY_MARKERS,
@@ -30,6 +29,7 @@ from enterprise_envs.scenarios.users.fidelity.lexicon import (
     _left,
     _markers,
     _norm,
+    agent_claim_markers,
     words,
 )
 from enterprise_envs.scenarios.users.fidelity.transcript import Ratio, Transcript, _many
@@ -66,8 +66,9 @@ def behaviour_features(transcript: Transcript) -> dict[str, float | None]:
     if n == 0:
         return {}
     claims = Ratio()
+    claim_markers = agent_claim_markers(transcript.persona.vocabulary)
     for _turn, prior, text, _agent in transcript.exchanges():
-        if prior is not None and _has_marker(prior, AGENT_CLAIM_MARKERS) and "?" not in prior:
+        if prior is not None and _has_marker(prior, claim_markers) and "?" not in prior:
             claims += Ratio(int(_has_marker(text, (*DENY_MARKERS, *PUSHBACK_MARKERS), fuzzy=True)), 1)
     return {
         "style.words_per_turn": sum(len(words(text)) for text in texts) / n,
@@ -96,8 +97,9 @@ def behaviour_profile(transcripts: Transcript | Iterable[Transcript]) -> Counter
     - ``information.front_loading``: :func:`front_loading` (``none`` 0, ``partial``, ``all`` 1);
     - ``clarification.questions_back``: share of user replies (after the opening) with a
       :data:`CLARIFY_MARKERS` phrase;
-    - ``error_reaction.deny_rate``: over agent messages claiming a fix (:data:`AGENT_CLAIM_MARKERS`,
-      not a question), the share answered with a deny or pushback phrase;
+    - ``error_reaction.deny_rate``: over agent messages claiming a fix (:data:`AGENT_CLAIM_MARKERS`
+      and "closed the <record>" for the persona's systems' records, not a question), the share
+      answered with a deny or pushback phrase;
     - ``error_reaction.pushback``: :func:`repeat_pushback`.
 
     Shares and rates are bucketed ``none`` (0), ``low`` (<0.25), ``mid`` (<0.5), ``high``;

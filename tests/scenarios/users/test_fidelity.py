@@ -24,6 +24,7 @@ from enterprise_envs.scenarios.users.persona import (
     Unknown,
 )
 from enterprise_envs.scenarios.users.turns import Message, Terminal, UserIntent, UserTurn
+from tests.scenarios.users.systems import ITSM_VOCABULARY, speaking
 from tests.strategies import HOSTILE_TEXT, examples
 
 PERSONA = Persona(
@@ -283,6 +284,7 @@ COACHING = convo(
     "The priority for me is getting to the share.",  # a weak term, no suggestion: not coaching
     "OK.",
     '{"state": 6}',  # tool syntax
+    persona=speaking(PERSONA, ITSM_VOCABULARY),  # "assignment group", "close code": ITSM's words
     label="coaching",
 )
 

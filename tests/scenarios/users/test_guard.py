@@ -24,6 +24,7 @@ from enterprise_envs.scenarios.users.guard import (
 )
 from enterprise_envs.scenarios.users.persona import Fact, Persona, Refusal, StepOutcome, Unknown
 from enterprise_envs.scenarios.users.turns import Message
+from tests.scenarios.users.systems import ITSM_VOCABULARY, speaking
 from tests.strategies import HOSTILE_TEXT, examples
 
 PERSONA = Persona(
@@ -72,9 +73,10 @@ def context(
     canaries: tuple[str, ...] = (),
     view: dict[str, bool] | None = None,
     may_end: bool = False,
+    persona: Persona = PERSONA,
 ) -> GuardContext:
     return GuardContext(
-        persona=PERSONA,
+        persona=persona,
         transcript=(OPENING, *agent_and_user),
         disclosable=frozenset(disclosable or {"vpn_client"}),
         canaries=canaries,
@@ -181,9 +183,10 @@ def test_canary_said_by_the_agent_first_is_no_hit() -> None:
 
 def test_role_swap_created_incident() -> None:
     reply = "I have created incident INC0010001 for you. Is there anything else?"
-    hit = check_role_swap(reply, context(ASKED_NAME))
+    itsm = speaking(PERSONA, ITSM_VOCABULARY)  # "incident" is ITSM's word for a record
+    hit = check_role_swap(reply, context(ASKED_NAME, persona=itsm))
     assert hit is not None and "agent phrase" in hit.detail
-    assert "role_swap" in checks(guard(reply, context(ASKED_NAME)))
+    assert "role_swap" in checks(guard(reply, context(ASKED_NAME, persona=itsm)))
 
 
 @pytest.mark.parametrize(
