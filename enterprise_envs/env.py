@@ -14,6 +14,7 @@ from enterprise_envs.actions import ActionError, EndAction, MessageAction, ToolA
 from enterprise_envs.mocks._core.backend import Backend, CallResult
 from enterprise_envs.mocks._core.faults import FaultConfig
 from enterprise_envs.mocks._core.inputs import json_text
+from enterprise_envs.mocks._core.world import World
 from enterprise_envs.scenarios.format import Scenario, ScenarioError
 from enterprise_envs.scenarios.instance import ScenarioInstance, draw_instance
 from enterprise_envs.scenarios.loader import instructions
@@ -104,7 +105,7 @@ class EnterpriseEnv(gymnasium.Env):
         self.render_mode = render_mode
         self.observation_space = observation_space()
         self.action_space = action_space()
-        self._backends: dict[tuple[str, str], Backend] = {}
+        self._worlds: dict[tuple[tuple[str, ...], str], World] = {}
         #: This env's own copy of the tool list per surface (handed out in info; a caller may
         #: adapt it in place without touching any other env or any validator).
         self._tool_lists: dict[str, list[dict[str, Any]]] = {}
@@ -128,18 +129,18 @@ class EnterpriseEnv(gymnasium.Env):
         episode_seed = int(self.np_random.integers(0, 2**31 - 1))
         scenario = self._choose(options.get("scenario"), int(self.np_random.integers(0, 2**31 - 1)))
         rng = random.Random(f"{scenario.id}:{episode_seed}")
-        backend = self._backend(scenario)
-        backend.reset(episode_seed=episode_seed)
-        instance = draw_instance(scenario, backend, episode_seed, rng, self._candidates)
+        world = self._world(scenario)
+        world.reset(episode_seed=episode_seed)
+        instance = draw_instance(scenario, world, episode_seed, rng, self._candidates)
         if self.persona_variants:
             from enterprise_envs.scenarios.users.population import draw_variant
 
             instance.persona = draw_variant(instance.persona, rng)
-        backend.set_faults(self._fault_config(instance), episode_seed)
+        world.set_faults(self._fault_config(instance), episode_seed)
         # A guarded simulator learns this instance's hidden values (the rule user needs none).
         with_canaries = getattr(self._user, "with_canaries", None)
         self.user = with_canaries(instance.canaries()) if with_canaries else self._user
-        self.backend, self._instance, self._done = backend, instance, False
+        self.world, self._instance, self._done = world, instance, False
         self.transcript: list[Message] = []
         self.chat: list[dict[str, Any]] = []
         self.steps = self.tool_calls = self.malformed = 0
@@ -147,7 +148,7 @@ class EnterpriseEnv(gymnasium.Env):
         self.user_terminal: str | None = None
         #: The simulator's record of each user turn (intent, disclosures, guard hits), in order.
         self.user_turns: list[UserTurn] = []
-        tools = backend.surface
+        tools = world.surface
         if tools.name not in self._tool_lists:
             self._tool_lists[tools.name] = tools.openai_tools()
         self._tools_for_agent = self._tool_lists[tools.name]
@@ -157,7 +158,7 @@ class EnterpriseEnv(gymnasium.Env):
             "version": scenario.version,
             "title": scenario.title,
             "tags": list(scenario.tags),
-            "instructions": instructions(scenario.systems[0]),
+            "instructions": "\n\n".join(instructions(system) for system in scenario.systems),
             "tools": self._tools_for_agent,
             "budget": scenario.budget.model_dump(),
             "surface": self.surface,
@@ -181,7 +182,7 @@ class EnterpriseEnv(gymnasium.Env):
         if isinstance(parsed, ToolAction):
             return self._after(self._tool(parsed), terminated=False)
         if isinstance(parsed, MessageAction):
-            self.transcript.append(Message("agent", parsed.text, self.backend.call_index))
+            self.transcript.append(Message("agent", parsed.text, self.world.call_index))
             self.chat.append({"role": "assistant", "content": parsed.text})
             turn = self._user_turn()
             if turn is None:
@@ -200,13 +201,18 @@ class EnterpriseEnv(gymnasium.Env):
 
     def close(self) -> None:
         """Release the worlds."""
-        for backend in self._backends.values():
-            backend.close()
-        self._backends.clear()
+        for world in self._worlds.values():
+            world.close()
+        self._worlds.clear()
 
     def worlds(self) -> list[Backend]:
-        """The live worlds this env holds (one per system and world size it has used)."""
-        return list(self._backends.values())
+        """The live back-ends this env holds (one per system, for each world it has used)."""
+        return [backend for world in self._worlds.values() for backend in world]
+
+    @property
+    def backend(self) -> World:
+        """The current episode's World (every layer's one back-end; named for harness code)."""
+        return self.world
 
     @property
     def instance(self) -> ScenarioInstance | None:
@@ -226,14 +232,13 @@ class EnterpriseEnv(gymnasium.Env):
             return matches[0]
         return self.scenarios[pick % len(self.scenarios)]
 
-    def _backend(self, scenario: Scenario) -> Backend:
-        system_name = scenario.systems[0]
+    def _world(self, scenario: Scenario) -> World:
         size = self.world_size or scenario.world_size
-        key = (system_name, size)
-        if key not in self._backends:
-            system = registry.systems()[system_name]
-            self._backends[key] = Backend(system, size=size, world_seed=self.world_seed, surface=self.surface)
-        return self._backends[key]
+        key = (tuple(scenario.systems), size)
+        if key not in self._worlds:
+            systems = [registry.systems()[name] for name in scenario.systems]
+            self._worlds[key] = World(systems, size=size, world_seed=self.world_seed, surface=self.surface)
+        return self._worlds[key]
 
     def _fault_config(self, instance: ScenarioInstance) -> FaultConfig:
         if self.faults_option == "scenario":
@@ -261,21 +266,21 @@ class EnterpriseEnv(gymnasium.Env):
                 ],
             }
         )
-        result = self.last_result = self.backend.call(action.name, action.arguments)
-        content = result.to_json(full=self.backend.surface.full_response)
+        result = self.last_result = self.world.call(action.name, action.arguments)
+        content = result.to_json(full=self.world.surface.full_response)
         self.chat.append({"role": "tool", "tool_call_id": call_id, "content": content})
         return self._observation("tool", action.name, content)
 
     def _user_turn(self) -> UserTurn | None:
         instance = self._instance
         assert instance is not None
-        view = instance.view(instance.observe(self.backend), self.transcript)
+        view = instance.view(instance.observe(self.world), self.transcript)
         try:
             turn = self.user.respond(instance.persona, instance.seed, self.transcript, view)
         except Exception as error:  # the simulator's fault: the episode becomes invalid
             self.simulator_error = f"{type(error).__name__}: {error}"
             return None
-        self.transcript.append(Message("user", turn.text, self.backend.call_index))
+        self.transcript.append(Message("user", turn.text, self.world.call_index))
         self.chat.append({"role": "user", "content": turn.text})
         self.user_turns.append(turn)
         if turn.terminal is not None:
@@ -297,12 +302,12 @@ class EnterpriseEnv(gymnasium.Env):
         self._done = True
         verdict, verifier_error = self._verify()
         facts = EpisodeFacts(
-            internal_errors=tuple(self.backend.internal_errors),
+            internal_errors=tuple(self.world.internal_errors),
             verifier_error=verifier_error,
             simulator_error=self.simulator_error,
             malformed_actions=self.malformed,
             budget_exhausted=truncated,
-            injected_faults=len(self.backend.faults.log),
+            injected_faults=len(self.world.faults.log),
         )
         outcome = classify(verdict, facts)
         reward = verdict.score if verdict is not None and outcome.kind.value != "invalid" else 0.0
@@ -310,7 +315,7 @@ class EnterpriseEnv(gymnasium.Env):
             "outcome": outcome.to_dict(),
             "verdict": verdict.to_dict() if verdict is not None else None,
             "diff": verdict.diff.to_dict() if verdict is not None else None,
-            "faults": [event.to_dict() for event in self.backend.faults.log],
+            "faults": [event.to_dict() for event in self.world.faults.log],
             "user_terminal": self.user_terminal,
             "user_turns": [turn.to_dict() for turn in self.user_turns],
             "final_view": self._final_view(),
@@ -325,7 +330,7 @@ class EnterpriseEnv(gymnasium.Env):
         instance = self._instance
         assert instance is not None
         try:
-            return instance.view(instance.observe(self.backend), self.transcript)
+            return instance.view(instance.observe(self.world), self.transcript)
         except Exception:  # a scenario's view query failing must not end step() with an exception
             return None
 
@@ -334,16 +339,16 @@ class EnterpriseEnv(gymnasium.Env):
         assert instance is not None
         said = [message.text for message in self.transcript if message.role == "agent"]
         try:
-            backend = self.backend
+            world = self.world
             episode = instance.episode(
-                self.transcript, [turn.confirms for turn in self.user_turns], backend.writes
+                self.transcript, [turn.confirms for turn in self.user_turns], world.writes
             )
             verdict = verify(
-                backend.store,
+                world.store,
                 instance.expectation,
                 said,
-                backend.denials,
-                backend.refusals,
+                world.denials,
+                world.refusals,
                 instance.policy,
                 episode,
             )

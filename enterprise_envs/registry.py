@@ -1,9 +1,14 @@
 """The one registry: systems, scenarios and Gym ids, discovered, never listed by hand.
 
-- Systems are the subpackages of ``enterprise_envs.mocks`` that export ``SYSTEM``.
-- Scenarios are the TOML files in ``scenarios/<system>/``.
+- Systems are the subpackages of ``enterprise_envs.mocks`` that export ``SYSTEM``, plus
+  system plugins: modules named by the ``enterprise_envs.systems`` entry point group or by the
+  ``ENTERPRISE_ENVS_SYSTEMS`` variable (comma-separated module names, for systems under
+  development and tests). A plugin exports ``SYSTEM`` and ``CONTENT``: the folder of its
+  scenario files, runbook (``instructions.md``), rules (``policy.toml``) and ``suites.toml``.
+- Scenarios are the TOML files in each system's content folder (``scenarios/<system>/`` for
+  the systems that ship in the package).
 - Suites group scenarios under a Gym id (``ITSM-v0``: every ITSM scenario); they are data,
-  ``scenarios/suites.toml``.
+  ``scenarios/suites.toml`` and each plugin's ``suites.toml``.
 
 Gym registration, the CLI's listings, test parametrization and docs tables derive from here.
 Duplicate names raise.
@@ -13,22 +18,29 @@ from __future__ import annotations
 
 import fnmatch
 import importlib
+import importlib.metadata
+import os
 import pkgutil
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from importlib.resources.abc import Traversable
+from types import ModuleType
 
 import gymnasium
 
 from enterprise_envs.mocks._core.system import System
 from enterprise_envs.scenarios.format import Scenario, ScenarioError
-from enterprise_envs.scenarios.loader import load_scenarios
+from enterprise_envs.scenarios.loader import SUITES_FILE, load_scenarios, use_content_folder
 
 NAMESPACE = "enterprise_envs"
 ENTRY_POINT = "enterprise_envs.env:EnterpriseEnv"
-SUITES_FILE = "suites.toml"
+#: The entry point group an installed system plugin registers its module under.
+PLUGIN_GROUP = "enterprise_envs.systems"
+#: Comma-separated module names of system plugins to load without installing them.
+PLUGIN_VARIABLE = "ENTERPRISE_ENVS_SYSTEMS"
 
 
 @dataclass(frozen=True)
@@ -53,21 +65,42 @@ class Suite:
 
 
 @cache
+def plugins() -> tuple[ModuleType, ...]:
+    """System plugin modules: the entry point group's, then the variable's, each once."""
+    names = [entry.value for entry in importlib.metadata.entry_points(group=PLUGIN_GROUP)]
+    names += [name.strip() for name in os.environ.get(PLUGIN_VARIABLE, "").split(",") if name.strip()]
+    return tuple(importlib.import_module(name) for name in dict.fromkeys(names))
+
+
+@cache
 def systems() -> dict[str, System]:
-    """Every mocked system, by name."""
+    """Every mocked system, by name: the package's own, then the plugins'."""
     import enterprise_envs.mocks as mocks_package
 
+    modules = [
+        importlib.import_module(f"{mocks_package.__name__}.{module.name}")
+        for module in pkgutil.iter_modules(mocks_package.__path__)
+        if not module.name.startswith("_")
+    ]
     found: dict[str, System] = {}
-    for module in pkgutil.iter_modules(mocks_package.__path__):
-        if module.name.startswith("_"):
-            continue
-        system = getattr(importlib.import_module(f"{mocks_package.__name__}.{module.name}"), "SYSTEM", None)
+    for module in [*modules, *plugins()]:
+        system = getattr(module, "SYSTEM", None)
         if system is None:
             continue
         if system.name in found:
             raise ValueError(f"duplicate system name {system.name!r}")
         found[system.name] = system
+        folder = getattr(module, "CONTENT", None)
+        if folder is not None:
+            use_content_folder(system.name, folder)
     return found
+
+
+def reload() -> None:
+    """Forget what was discovered (after changing :data:`PLUGIN_VARIABLE`), and register again."""
+    for cached in (plugins, systems, scenarios, _declared_suites, suites):
+        cached.cache_clear()
+    register_envs()
 
 
 @cache
@@ -116,8 +149,19 @@ def check_suites(found: dict[str, Suite], system_names: Iterable[str], scenario_
 
 @cache
 def _declared_suites() -> dict[str, Suite]:
-    """The suites as ``scenarios/suites.toml`` declares them (read once; nothing else loaded)."""
-    return parse_suites(resources.files("enterprise_envs.scenarios").joinpath(SUITES_FILE).read_text("utf-8"))
+    """The suites the package's and the plugins' suites files declare (read once; no scenario loaded)."""
+    files: list[Traversable] = [resources.files("enterprise_envs.scenarios").joinpath(SUITES_FILE)]
+    for module in plugins():
+        folder = getattr(module, "CONTENT", None)
+        if folder is not None and folder.joinpath(SUITES_FILE).is_file():
+            files.append(folder.joinpath(SUITES_FILE))
+    found: dict[str, Suite] = {}
+    for file in files:
+        for env_id, made in parse_suites(file.read_text("utf-8")).items():
+            if env_id in found:
+                raise ValueError(f"{SUITES_FILE}: duplicate suite id {env_id!r}")
+            found[env_id] = made
+    return found
 
 
 @cache

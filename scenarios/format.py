@@ -61,7 +61,9 @@ class ParamSpec(_Strict):
     table: str
     where: str = "1"
     count: int = Field(1, ge=1, description="Rows to draw; more than 1 gives a list.")
-    order_by: str = Field("sys_id", description="Candidates are sorted so a seed picks the same rows.")
+    order_by: str | None = Field(
+        None, description="Candidates are sorted so a seed picks the same rows (default: the table's key)."
+    )
 
 
 class SetupCall(_Strict):
@@ -70,7 +72,9 @@ class SetupCall(_Strict):
     tool: str
     arguments: dict[str, Any] = Field(default_factory=dict)
     surface: Literal["typed", "rest"] = "typed"
-    as_user: str = Field("admin", description="user_name to act as (templated).")
+    as_user: str | None = Field(
+        None, description="Login to act as (templated); default: the tool's system's setup user."
+    )
     save_as: str | None = Field(None, pattern=_NAME, description="Keep the result body as a param.")
 
 

@@ -21,11 +21,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from enterprise_envs.mocks._core.backend import Backend
+from enterprise_envs.mocks._core.world import World
 from enterprise_envs.mocks._core.faults import FaultConfig
 from enterprise_envs.mocks._core.observables import Notification, notifications_for
 from enterprise_envs.scenarios.format import FACTS, Scenario, ScenarioError, Solution, SolutionStep, ViewCheck
-from enterprise_envs.scenarios.loader import system_policy
+from enterprise_envs.scenarios.loader import world_policy
 from enterprise_envs.scenarios.users.persona import Persona
 from enterprise_envs.scenarios.users.turns import Message
 from enterprise_envs.verifiers.dialogue import (
@@ -88,9 +88,13 @@ class ScenarioInstance:
         decides = {fact.key: tuple(fact.decides) for fact in self.persona.facts if fact.decides}
         return Episode(said, tuple(writes), facts, decides)
 
-    def observe(self, backend: Backend) -> tuple[Notification, ...]:
-        """What the user's person has seen of the back-end: the notifications sent to them."""
-        return notifications_for(backend.store, backend.system.notifications, self.person)
+    def observe(self, world: World) -> tuple[Notification, ...]:
+        """What the user's person has seen of the world: the notifications its systems sent them."""
+        return tuple(
+            note
+            for backend in world
+            for note in notifications_for(backend.store, backend.system.notifications, self.person)
+        )
 
     def view(self, seen: Sequence[Notification], transcript: Sequence[Message]) -> dict[str, bool]:
         """The UserView: each declared key from what the user has seen and the conversation.
@@ -131,14 +135,22 @@ class ScenarioInstance:
         """The numbers that would satisfy a ``told_record`` check, as the user can know them."""
         if check.events:
             return sorted({note.record for note in seen if note.event in check.events})
-        prefix = self.prefixes.get(check.table, "")
+        from enterprise_envs.verifiers.dialogue import NumberShape
+
+        prefix = self.prefixes.get(check.table, "").upper()
+        if not prefix:
+            return []
+        # The table's numbers only: its prefix, and the digit count its system declares.
+        digits = {key.upper(): count for key, count in self.persona.vocabulary.numbers.items()}
+        shape = NumberShape.of({prefix: digits.get(prefix)})
         own = {fact.value.upper() for fact in self.persona.facts}
         found = {
             f"{match.group(1)}{match.group(2)}".upper()
             for text in agent
             for match in NUMBER_IN_TEXT.finditer(text[:16000])
+            if shape.accepts(match)
         }
-        return sorted(n for n in found if prefix and n.startswith(prefix.upper()) and n not in own)
+        return sorted(found - own)
 
     def canaries(self) -> tuple[str, ...]:
         """Hidden values a simulated user must never say.
@@ -161,9 +173,16 @@ class ScenarioInstance:
         return tuple(sorted(found - facts))
 
     def _record_numbers(self, text: str) -> list[str]:
-        """The system's record numbers written plainly in ``text`` (a prefix of its catalog's)."""
-        known = {prefix.upper() for prefix in self.prefixes.values()}
-        return [number for number in written_numbers(text) if number.rstrip("0123456789").upper() in known]
+        """The systems' record numbers written plainly in ``text``.
+
+        A prefix of their catalogs', and the digit count their systems declare.
+        """
+        from enterprise_envs.verifiers.dialogue import NumberShape
+
+        digits = {key.upper(): count for key, count in self.persona.vocabulary.numbers.items()}
+        prefixes = {prefix.upper() for prefix in self.prefixes.values()}
+        shape = NumberShape.of({prefix: digits.get(prefix) for prefix in prefixes})
+        return written_numbers(text, shape) if shape.declared else []
 
     def solution(self, surface: str) -> Solution:
         """The oracle's solution for a surface (the first declared on it, else the first at all)."""
@@ -191,21 +210,22 @@ def sql_with_binds(where: str, params: Mapping[str, Any]) -> tuple[str, tuple[st
 
 def draw_instance(
     scenario: Scenario,
-    backend: Backend,
+    world: World,
     seed: int,
     rng: random.Random,
     candidates: dict[tuple[Any, ...], list[str]] | None = None,
 ) -> ScenarioInstance:
-    """Draw params, run setup and bind the persona and expectation on a freshly reset backend.
+    """Draw params, run setup and bind the persona and expectation on a freshly reset world.
 
-    Leaves the backend at the episode's start (``mark_start`` called after setup).
+    Leaves the world at the episode's start (``mark_start`` called after setup). Tables and tools
+    are named as the world names them (the loader renamed the scenario's).
 
     Args:
         scenario: The scenario.
-        backend: Just reset: params are drawn from the pristine world.
+        world: Just reset: params are drawn from the pristine world.
         seed: The episode seed.
         rng: The instance's random stream.
-        candidates: A cache of param candidates for this backend's world. Params are drawn
+        candidates: A cache of param candidates for this world. Params are drawn
             before setup, from the restored snapshot, so the same query on the same world always
             has the same candidates; an env reuses them across episodes. Queries that depend on
             an earlier param are not cached (the cache stays one entry per independent param).
@@ -215,15 +235,16 @@ def draw_instance(
             template does not resolve: the scenario's fault, reported as such.
     """
     params: dict[str, Any] = {}
-    store = backend.store
+    store = world.store
+    catalog = world.catalog
     for name, spec in scenario.params.items():
         try:
             where, values = sql_with_binds(spec.where, params)
             # Keys first, whole rows only for the picked ones (candidates can be thousands of rows).
             key = (
-                backend.system.name,
-                backend.size,
-                backend.world_seed,
+                world.names,
+                world.size,
+                world.world_seed,
                 spec.table,
                 where,
                 values,
@@ -234,7 +255,8 @@ def draw_instance(
             cache = candidates if candidates is not None and not values else None
             keys = cache.get(key) if cache is not None else None
             if keys is None:
-                keys = store.column_values(spec.table, "sys_id", where, values, order_by=spec.order_by)
+                key_field = store.catalog[spec.table].key_field
+                keys = store.column_values(spec.table, key_field, where, values, order_by=spec.order_by)
                 if cache is not None:
                     cache[key] = keys
         except (ExpectationError, KeyError, sqlite3.Error) as error:
@@ -248,13 +270,18 @@ def draw_instance(
     for call in scenario.setup:
         try:
             arguments = bind_params(call.arguments, params)
-            actor = bind_params(call.as_user, params)
+            actor = bind_params(call.as_user, params) if call.as_user is not None else None
         except ExpectationError as error:
             raise ScenarioError(f"{scenario.id}: setup {call.tool}: {error}") from None
-        identity = backend.system.user_identity(store, actor)
+        system = world.system_of(call.tool, call.surface)
+        if system is None:
+            raise ScenarioError(f"{scenario.id}: setup calls unknown tool {call.tool!r}")
+        owner = world.systems[system]
+        actor = actor if actor is not None else owner.setup_user
+        identity = owner.user_identity(world.backends[system].store, actor)
         if identity is None:
             raise ScenarioError(f"{scenario.id}: setup acts as unknown user {actor!r}")
-        result = backend.call(call.tool, arguments, surface=call.surface, identity=identity)
+        result = world.call(call.tool, arguments, surface=call.surface, identity=identity)
         if not result.ok:
             raise ScenarioError(f"{scenario.id}: setup {call.tool} failed: {result.status} {result.body}")
         if call.save_as:
@@ -263,11 +290,16 @@ def draw_instance(
         fact["key"] for fact in scenario.user.get("facts", []) if isinstance(fact, dict) and "key" in fact
     }
     try:
-        persona = Persona.model_validate(bind_params(scenario.user, params, leave=fact_keys))
+        from enterprise_envs.scenarios.vocabulary import persona_vocabulary
+
+        # The systems' words and record-number shape reach the user as data on its persona.
+        user = {**bind_params(scenario.user, params, leave=fact_keys)}
+        user["vocabulary"] = persona_vocabulary(world.systems.values())
+        persona = Persona.model_validate(user)
         bound = {**params, FACTS: {fact.key: fact.value for fact in persona.facts}}
-        expectation = load_expectation(scenario.expect, bound, backend.system.catalog)
+        expectation = load_expectation(scenario.expect, bound, catalog)
         faults = FaultConfig.from_dict(bind_params(scenario.faults, params))
-        policy = system_policy(scenario.systems[0]).extended(bind_params(scenario.policy, bound))
+        policy = world_policy(tuple(scenario.systems)).extended(bind_params(scenario.policy, bound))
     except (ExpectationError, ValueError, TypeError) as error:
         raise ScenarioError(f"{scenario.id}: {error}") from None
     try:
@@ -275,13 +307,12 @@ def draw_instance(
     except ExpectationError as error:
         raise ScenarioError(f"{scenario.id}: person: {error}") from None
     situation = {
-        key: _situation(check, backend, params)
+        key: _situation(check, world, params)
         for key, check in scenario.view.items()
         if check.kind == "situation"
     }
-    catalog = backend.system.catalog
     prefixes = {table: spec.number_prefix for table, spec in catalog.items() if spec.number_prefix}
-    backend.mark_start()
+    world.mark_start()
     return ScenarioInstance(
         scenario, seed, params, persona, expectation, faults, policy, person, situation, prefixes
     )
@@ -299,10 +330,10 @@ def _reported(agent: Sequence[str], latest: Sequence[str]) -> bool:
     return closing and any(reports_done(text) for text in agent[: len(agent) - len(latest)])
 
 
-def _situation(check: ViewCheck, backend: Backend, params: Mapping[str, Any]) -> bool:
+def _situation(check: ViewCheck, world: World, params: Mapping[str, Any]) -> bool:
     """A ``situation`` key: the user's own circumstances, read before the agent acts."""
     where, values = sql_with_binds(check.where, params)
     try:
-        return backend.store.count(check.table, where, values) > 0
+        return world.store.count(check.table, where, values) > 0
     except sqlite3.Error as error:
         raise ScenarioError(f"situation on {check.table}: {error}") from None

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from enterprise_envs.mocks._core.world import qualify, split_table, tool_name
 from enterprise_envs.scenarios.format import FACTS, Scenario, ScenarioError
 from enterprise_envs.scenarios.users.acts import occurs
 from enterprise_envs.verifiers.policy import Policy
@@ -36,10 +37,86 @@ def parse_scenario(text: str, source: str = "<string>") -> Scenario:
         scenario = Scenario.model_validate(data)
     except ValidationError as error:
         raise ScenarioError(f"{source}: {error}") from None
+    scenario = in_world_names(scenario, source)
     _check_templates(scenario, source)
     _check_views(scenario, source)
     _check_opening(scenario, source)
     return scenario
+
+
+#: Where an expectation's and a policy's entries name tables (the verifier's formats).
+_EXPECT_TABLES = ("change", "allow", "forbid")
+
+
+def in_world_names(scenario: Scenario, source: str = "<string>") -> Scenario:
+    """The scenario with every table and tool named as its world names them.
+
+    Authors may write ``<system>.<table>`` and ``<system>.<tool>`` anywhere a table or a tool is
+    named (params, views, setup, solutions, expectations, policy additions); a bare name is the
+    first system's. A world of one system names its own tables and tools bare, so single-system
+    files keep working unchanged; a world of several qualifies tables (``itsm.incident``) and
+    namespaces tools (``itsm_create_incident``), as :mod:`~enterprise_envs.mocks._core.world`
+    does for the back-end.
+
+    Raises:
+        ScenarioError: A name qualified with a system the scenario does not use.
+    """
+    systems = scenario.systems
+
+    def system_part(name: str) -> tuple[str, str]:
+        system, local = split_table(name, systems[0])
+        if system not in systems:
+            raise ScenarioError(f"{source}: {name!r} names system {system!r}, not one of {systems}")
+        return system, local
+
+    def table(name: str) -> str:
+        system, local = system_part(name)
+        return local if len(systems) == 1 else qualify(system, local)
+
+    def tool(name: str) -> str:
+        return tool_name(*system_part(name), systems)
+
+    data = scenario.model_dump(exclude_none=True)
+    for spec in data["params"].values():
+        spec["table"] = table(spec["table"])
+    for check in data["view"].values():
+        if check["table"]:
+            check["table"] = table(check["table"])
+    for call in data["setup"]:
+        call["tool"] = tool(call["tool"])
+    for solution in data["solutions"]:
+        for step in solution["steps"]:
+            if "tool" in step:
+                step["tool"] = tool(step["tool"])
+    for kind in _EXPECT_TABLES:
+        for entry in data["expect"].get(kind, []):
+            if isinstance(entry, dict) and isinstance(entry.get("table"), str):
+                entry["table"] = table(entry["table"])
+    data["policy"] = policy_in_world_names(data["policy"], table)
+    renamed = Scenario.model_validate(data)
+    return scenario if renamed == scenario else renamed
+
+
+def policy_in_world_names(policy: dict[str, Any], table: Any) -> dict[str, Any]:
+    """Policy data (a system's rules or a scenario's additions) with its tables renamed by ``table``."""
+    policy = dict(policy)
+    rules = []
+    for rule in policy.get("rules", []):
+        rule = dict(rule)
+        if isinstance(rule.get("table"), str):
+            rule["table"] = table(rule["table"])
+        for key in ("owners", "details"):
+            if isinstance(rule.get(key), dict):
+                rule[key] = {table(name): value for name, value in rule[key].items()}
+        rules.append(rule)
+    if "rules" in policy:
+        policy["rules"] = rules
+    for key in ("entitled",):
+        if key in policy:
+            policy[key] = [{**entry, "table": table(entry["table"])} for entry in policy[key]]
+    if isinstance(policy.get("person"), dict):
+        policy["person"] = {**policy["person"], "table": table(policy["person"]["table"])}
+    return policy
 
 
 def _check_opening(scenario: Scenario, source: str) -> None:
@@ -134,15 +211,38 @@ def _template_roots(data: Any) -> Iterable[str]:
 
 #: A system's runbook rules, beside its runbook and its scenarios (not a scenario).
 POLICY_FILE = "policy.toml"
+#: A plugin's suites, beside its scenarios (not a scenario).
+SUITES_FILE = "suites.toml"
+
+
+#: Content folders of systems that keep theirs outside this package (plugins), by system name.
+_CONTENT_FOLDERS: dict[str, Traversable] = {}
+
+
+def use_content_folder(system: str, folder: Traversable) -> None:
+    """Read a system's scenarios, runbook and rules from ``folder`` (a plugin's own)."""
+    _CONTENT_FOLDERS[system] = folder
+    system_policy.cache_clear()
+
+
+def content_folder(system: str) -> Traversable:
+    """A system's content folder: scenario files, ``instructions.md``, ``policy.toml``.
+
+    ``scenarios/<system>/`` in this package unless the system brought its own.
+    """
+    found = _CONTENT_FOLDERS.get(system)
+    return found if found is not None else resources.files("enterprise_envs.scenarios").joinpath(system)
 
 
 def scenario_files(system: str) -> list[Traversable]:
-    """The scenario files shipped for a system, sorted by name."""
-    folder = resources.files("enterprise_envs.scenarios").joinpath(system)
+    """A system's scenario files, sorted by name."""
+    folder = content_folder(system)
     if not folder.is_dir():
         return []
     entries = (
-        entry for entry in folder.iterdir() if entry.name.endswith(".toml") and entry.name != POLICY_FILE
+        entry
+        for entry in folder.iterdir()
+        if entry.name.endswith(".toml") and entry.name not in (POLICY_FILE, SUITES_FILE)
     )
     return sorted(entries, key=lambda e: e.name)
 
@@ -166,17 +266,38 @@ def load_scenarios(systems: Iterable[str]) -> dict[str, Scenario]:
 @cache
 def instructions(system: str) -> str:
     """The agent's policy text (the service desk's runbook) for a system."""
-    return (
-        resources.files("enterprise_envs.scenarios")
-        .joinpath(system, "instructions.md")
-        .read_text(encoding="utf-8")
-    )
+    return content_folder(system).joinpath("instructions.md").read_text(encoding="utf-8")
 
 
 @cache
 def system_policy(system: str) -> Policy:
     """The runbook rules every episode of a system is checked against (``<system>/policy.toml``)."""
-    path = resources.files("enterprise_envs.scenarios").joinpath(system, POLICY_FILE)
+    path = content_folder(system).joinpath(POLICY_FILE)
     if not path.is_file():
         return Policy()
     return Policy.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))
+
+
+@cache
+def world_policy(systems: tuple[str, ...]) -> Policy:
+    """The runbook rules of a world of ``systems``: each system's, its tables named as the world names them.
+
+    Raises:
+        ValueError: Two systems each name the caller's record.
+    """
+    if len(systems) == 1:
+        return system_policy(systems[0])
+    rules: list[Any] = []
+    entitled: list[Any] = []
+    person = None
+    for system in systems:
+        data = system_policy(system).model_dump(exclude_none=True)
+        data = policy_in_world_names(data, lambda name, system=system: qualify(system, name))
+        # Rule ids name their system, as tools do (two runbooks may both say "no_secrets").
+        rules += [{**rule, "id": tool_name(system, rule["id"], systems)} for rule in data.get("rules", [])]
+        entitled += data.get("entitled", [])
+        if data.get("person") is not None:
+            if person is not None:
+                raise ValueError(f"two systems of {systems} say how to find the caller's record")
+            person = data["person"]
+    return Policy.model_validate({"rules": rules, "entitled": entitled, "person": person})

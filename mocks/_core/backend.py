@@ -20,7 +20,8 @@ from enterprise_envs.mocks._core.errors import ErrorKind, ToolError, invalid
 from enterprise_envs.mocks._core.faults import FaultConfig, FaultInjector
 from enterprise_envs.mocks._core.ids import IdFactory, seeded_rng
 from enterprise_envs.mocks._core.inputs import InputError, echo, plain_json
-from enterprise_envs.mocks._core.snapshot import get_snapshot, next_number
+from enterprise_envs.mocks._core.people import Directory
+from enterprise_envs.mocks._core.snapshot import get_snapshot, next_number, snapshot_key
 from enterprise_envs.mocks._core.store import Row, Store, connect
 from enterprise_envs.mocks._core.system import System
 from enterprise_envs.mocks._core.tools import Response, Surface, ToolKind
@@ -120,7 +121,7 @@ class Write:
     Attributes:
         call_index: The call's place in the episode (``Backend.call_index``).
         tool: The tool called.
-        rows: (table, sys_id, row after the call, or None if deleted) for each row it touched.
+        rows: (table, row key, row after the call, or None if deleted) for each row it touched.
     """
 
     call_index: int
@@ -161,9 +162,10 @@ class CallContext:
         self, operation: Operation, table: str, row: Row | None, values: Mapping[str, Any] | None = None
     ) -> None:
         """Declare the write this call is about to try (before any check can refuse it)."""
-        self.intent = (operation.value, table, row["sys_id"] if row else "", dict(values or {}))
+        key = row[self.store.catalog[table].key_field] if row else ""
+        self.intent = (operation.value, table, key, dict(values or {}))
         if row:
-            self.touched.append((table, row["sys_id"]))
+            self.touched.append((table, key))
 
     def authorize(
         self, operation: Operation, table: str, row: Row | None, changes: Mapping[str, str] | None = None
@@ -173,7 +175,8 @@ class CallContext:
             self.system.access.check(self.identity, operation, table, row, changes)
         except ToolError as error:
             if operation is not Operation.READ:
-                error.target = (operation.value, table, row["sys_id"] if row else "")
+                key = row[self.store.catalog[table].key_field] if row else ""
+                error.target = (operation.value, table, key)
             raise
 
     def row_filter(self, table: str) -> tuple[str, tuple[str, ...]] | None:
@@ -185,7 +188,7 @@ class CallContext:
         prefix = self.store.catalog[table].number_prefix
         if prefix is None:
             raise ValueError(f"{table} has no number prefix")
-        return next_number(self.store.conn, table, prefix)
+        return next_number(self.store.conn, table, prefix, self.system.conventions.numbering)
 
 
 class Backend:
@@ -197,6 +200,8 @@ class Backend:
         world_seed: Which world to restore.
         surface: Default tool surface for :meth:`call`.
         settings: Overrides of the system's instance switches.
+        directory: The world's people when another system is their source (a
+            :class:`~enterprise_envs.mocks._core.world.World` passes it).
     """
 
     def __init__(
@@ -207,11 +212,13 @@ class Backend:
         world_seed: int = 0,
         surface: str = "typed",
         settings: Mapping[str, Any] | None = None,
+        directory: Directory | None = None,
     ) -> None:
         unknown = set(settings or {}) - set(system.settings)
         if unknown:
             raise ValueError(f"{system.name}: unknown settings {sorted(unknown)}")
         self.system = system
+        self.directory = directory
         self.size = size
         self.world_seed = world_seed
         self.surface_name = surface
@@ -219,8 +226,9 @@ class Backend:
         self.settings: dict[str, Any] = {**system.settings, **(settings or {})}
         self.conn = connect()
         self.store = Store(self.conn, system.catalog)
-        self.clock = SimClock(system.epoch)
-        self.ids = IdFactory(seeded_rng(system.name, "episode", world_seed, 0))
+        # Times and keys in the system's own formats (its conventions), never a vendor's by default.
+        self.clock = SimClock(system.epoch, datetime_format=system.conventions.formats.datetime)
+        self.ids = IdFactory(seeded_rng(system.name, "episode", world_seed, 0), system.conventions.new_id)
         self.faults = FaultInjector(FaultConfig(), seeded_rng(system.name, "faults", world_seed, 0))
         self.identity = Identity("", "guest", frozenset())
         self.lock = threading.RLock()
@@ -246,12 +254,19 @@ class Backend:
             faults: Faults to inject in this episode (default: none).
         """
         with self.lock:
+            if world_seed is not None and world_seed != self.world_seed and self.directory is not None:
+                raise ValueError("a world built from another system's people keeps its world seed")
             if world_seed is not None:
                 self.world_seed = world_seed
-            key = (self.system.name, self.size, self.world_seed)
-            self.store.restore(key, lambda: get_snapshot(self.system, self.size, self.world_seed).data)
+            key = snapshot_key(self.system, self.size, self.world_seed, self.directory)
+            self.store.restore(
+                key, lambda: get_snapshot(self.system, self.size, self.world_seed, self.directory).data
+            )
             self.clock.reset(self.system.epoch)
-            self.ids = IdFactory(seeded_rng(self.system.name, "episode", self.world_seed, episode_seed))
+            self.ids = IdFactory(
+                seeded_rng(self.system.name, "episode", self.world_seed, episode_seed),
+                self.system.conventions.new_id,
+            )
             self.faults = FaultInjector(
                 faults or FaultConfig(), seeded_rng(self.system.name, "faults", self.world_seed, episode_seed)
             )
@@ -269,6 +284,12 @@ class Backend:
             self.faults = FaultInjector(
                 faults, seeded_rng(self.system.name, "faults", self.world_seed, episode_seed)
             )
+            self._context = CallContext(self)
+
+    def share_faults(self, faults: FaultInjector) -> None:
+        """Inject faults through a World's one injector (one log, one rate limit over its systems)."""
+        with self.lock:
+            self.faults = faults
             self._context = CallContext(self)
 
     def mark_start(self) -> None:
@@ -339,9 +360,9 @@ class Backend:
                     self._note_write(tool, logged, ctx.touched)
             except ToolError as error:
                 if ctx.intent is not None and error.target is None:
-                    operation, table, sys_id, values = ctx.intent
+                    operation, table, key, values = ctx.intent
                     self.refusals.append(
-                        Refusal(self.call_index, tool, operation, table, sys_id, error.status, values)
+                        Refusal(self.call_index, tool, operation, table, key, error.status, values)
                     )
                 return self._error(tool, error)
             except Exception as exc:  # a bug in a handler: report it, keep the world intact
@@ -365,13 +386,13 @@ class Backend:
         """Record a successful write call: rows first changed in it (the change log) and rows it declared."""
         keys = dict.fromkeys([*self.store.changed_since(logged), *touched])
         if keys:
-            rows = tuple((table, sys_id, self.store.get(table, sys_id)) for table, sys_id in keys)
+            rows = tuple((table, key, self.store.get(table, key)) for table, key in keys)
             self.writes.append(Write(self.call_index, tool, rows))
 
     def _error(self, tool: str, error: ToolError, injected: bool = False) -> CallResult:
         if error.target is not None:
-            operation, table, sys_id = error.target
-            self.denials.append(Denial(self.call_index, tool, operation, table, sys_id))
+            operation, table, key = error.target
+            self.denials.append(Denial(self.call_index, tool, operation, table, key))
         return CallResult(
             tool, error.status, self.system.render_error(error), error.headers, error.kind.value, injected
         )

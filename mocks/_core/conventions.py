@@ -8,9 +8,12 @@ defaults here; the defaults are plain, vendor-neutral shapes.
 
 from __future__ import annotations
 
+import random
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+
+from enterprise_envs.mocks._core.ids import hex_id
 
 
 @dataclass(frozen=True)
@@ -20,10 +23,13 @@ class Numbering:
     Attributes:
         digits: Zero-padded width of the numeric part.
         first: The first number a fresh instance hands out per table.
+        number_field: The field holding a numbered table's record number (tables with a
+            ``number_prefix``).
     """
 
     digits: int = 7
     first: int = 1
+    number_field: str = "number"
 
     def format(self, prefix: str, value: int) -> str:
         """A record number: the table's prefix and the zero-padded value."""
@@ -120,6 +126,8 @@ class Conventions:
         formats: Date and time formats.
         vocabulary: What people call its objects.
         audit: Hints for the audit's probes.
+        new_id: Draws a new record key from a seeded stream (world building and episodes); its
+            keys must match ``id_pattern``.
     """
 
     id_pattern: str = r"[0-9a-f]{32}"
@@ -127,6 +135,7 @@ class Conventions:
     formats: Formats = field(default_factory=Formats)
     vocabulary: Vocabulary = field(default_factory=Vocabulary)
     audit: AuditHints = field(default_factory=AuditHints)
+    new_id: Callable[[random.Random], str] = hex_id
 
     def is_id(self, text: str) -> bool:
         """True if ``text`` has the shape of one of this system's record keys."""

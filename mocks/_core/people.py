@@ -31,3 +31,21 @@ class Person:
     def name(self) -> str:
         """Full display name."""
         return f"{self.first_name} {self.last_name}".strip()
+
+
+@dataclass(frozen=True)
+class Directory:
+    """The people of a world, as its people source built them.
+
+    Attributes:
+        source: The system whose world the people come from (part of the other systems'
+            snapshot keys: their worlds are built from it).
+        people: The employees, by login order.
+    """
+
+    source: str
+    people: tuple[Person, ...]
+
+    def by_login(self) -> dict[str, Person]:
+        """Each person by login name."""
+        return {person.login: person for person in self.people}

@@ -98,6 +98,7 @@ ITSM = System(
     notifications=ITSM_NOTIFICATIONS,
     conventions=ITSM_CONVENTIONS,
     directory=itsm_directory,
+    setup_user="admin",
 )
 
 #: The name the registry discovers a system by.

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from enterprise_envs import registry
 from enterprise_envs.audit import EnvEpisodes
-from enterprise_envs.mocks._core.backend import Backend
+from enterprise_envs.mocks._core.world import World
 from enterprise_envs.mocks._core.observables import observable_fields
 from enterprise_envs.scenarios.instance import ScenarioInstance
 from enterprise_envs.scenarios.users.clients import canonical_request
@@ -53,10 +53,10 @@ def test_the_view_takes_no_back_end() -> None:
     """Structural: the UserView is computed from what the user saw and the conversation only."""
     parameters = list(inspect.signature(ScenarioInstance.view).parameters)
     assert parameters == ["self", "seen", "transcript"]
-    assert "backend" in inspect.signature(ScenarioInstance.observe).parameters
+    assert "world" in inspect.signature(ScenarioInstance.observe).parameters
 
 
-def _hidden_fields(backend: Backend) -> dict[str, list[str]]:
+def _hidden_fields(backend: World) -> dict[str, list[str]]:
     """Table -> fields no notification reads, nor any label a notification shows."""
     catalog = backend.system.catalog
     seen = observable_fields(backend.system.notifications)
@@ -68,7 +68,7 @@ def _hidden_fields(backend: Backend) -> dict[str, list[str]]:
     return out
 
 
-def _own_rows(backend: Backend, person: str) -> list[tuple[str, str]]:
+def _own_rows(backend: World, person: str) -> list[tuple[str, str]]:
     """Rows of the watched tables that name the person in a recipient field."""
     rows = []
     for rule in backend.system.notifications:
@@ -81,17 +81,17 @@ def _own_rows(backend: Backend, person: str) -> list[tuple[str, str]]:
     return sorted(set(rows))
 
 
-def _other_value(backend: Backend, table: str, column: str, current: str, rng: random.Random) -> str:
+def _other_value(backend: World, table: str, column: str, current: str, rng: random.Random) -> str:
     spec = backend.system.catalog[table].field(column)
     choices = sorted(set(spec.choices or ()) - {current}) if spec is not None else []
     return rng.choice(choices) if choices else f"{current}~hidden{rng.randrange(1000)}"
 
 
-def _change_hidden_state(person: str, picks: random.Random) -> Callable[[Backend, int], None]:
+def _change_hidden_state(person: str, picks: random.Random) -> Callable[[World, int], None]:
     """A hook changing hidden fields of up to three touched or own rows, checking that what the
     user has seen did not change with them."""
 
-    def after_call(backend: Backend, _index: int) -> None:
+    def after_call(backend: World, _index: int) -> None:
         hidden = _hidden_fields(backend)
         instance_seen = _seen(backend, person)
         rows = sorted(
@@ -110,7 +110,7 @@ def _change_hidden_state(person: str, picks: random.Random) -> Callable[[Backend
     return after_call
 
 
-def _seen(backend: Backend, person: str) -> list[dict]:
+def _seen(backend: World, person: str) -> list[dict]:
     from enterprise_envs.mocks._core.observables import notifications_for
 
     return [note.to_dict() for note in notifications_for(backend.store, backend.system.notifications, person)]
@@ -149,7 +149,7 @@ def test_hidden_state_changes_no_word_the_user_says(
     last_call = max((i for i, action in enumerate(actions) if action.kind == "tool"), default=-1)
     edit = _change_hidden_state(person, random.Random(picks))
 
-    def hook(backend: Backend, index: int) -> None:
+    def hook(backend: World, index: int) -> None:
         if every_call or index == last_call:
             edit(backend, index)
 
