@@ -35,6 +35,7 @@ from enterprise_envs.mcp.hub import DEFAULT_ID, Entry, Episode, EpisodeDefaults,
 from enterprise_envs.mcp.servers import ENV_PARAM, HUB_STATE, episode_server_for, server_for
 from enterprise_envs.mocks._core.mcp import RouteError
 from enterprise_envs.mocks._core.system import WORLD_SIZES
+from enterprise_envs.mocks._core.world import world_key
 
 #: Environment variable holding tokens: comma-separated ``name=secret`` or ``secret``.
 TOKENS_ENV = "ENTERPRISE_ENVS_TOKENS"
@@ -86,7 +87,7 @@ def create_app(
 
     Args:
         hub: The envs to serve.
-        system: The system whose tools ``path`` serves.
+        system: The system whose tools ``path`` serves (episodes: a world key, ``itsm+kv``).
         surface: Its surface.
         episodes: Serve episodes (the episode tools) instead of worlds.
         tokens: {secret: principal}; at least one.
@@ -372,10 +373,9 @@ class ControlPlane:
         found = registry.scenarios().get(scenario)
         if found is None:
             raise ValueError(f"unknown scenario {scenario!r}")
-        if found.systems[0] != self.system:
-            raise ValueError(
-                f"scenario {scenario!r} is a {found.systems[0]} scenario; this server serves {self.system}"
-            )
+        world = world_key(found.systems)
+        if world != self.system:
+            raise ValueError(f"scenario {scenario!r} is a {world} scenario; this server serves {self.system}")
 
     def _episode_start(self, request: Request, episode: Episode) -> dict[str, Any]:
         info = episode.reset_info

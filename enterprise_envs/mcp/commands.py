@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from enterprise_envs.mocks._core.system import WORLD_SIZES
+from enterprise_envs.mocks._core.world import world_key, world_systems
 
 DEFAULT_PORT = 8765
 
@@ -144,10 +145,11 @@ def run_serve(args: argparse.Namespace) -> int:
             return _fail(f"unknown scenario {args.scenario!r} (see `enterprise-envs list`)")
         if system is not None and system not in scenario.systems:
             return _fail(f"scenario {args.scenario} is not a {system} scenario")
-        system = scenario.systems[0]
+        system = world_key(scenario.systems)
     if system is None:
         return _fail("which system? e.g. `serve itsm`, or `serve --scenario <id>`")
-    if system not in registry.systems():
+    unknown = [name for name in world_systems(system) if name not in registry.systems()]
+    if unknown or (args.scenario is None and len(world_systems(system)) > 1):
         return _fail(f"unknown system {system!r} (have {', '.join(sorted(registry.systems()))})")
     if args.verdict_out and (args.scenario is None or args.transport != "stdio"):
         return _fail("--verdict-out is for stdio episode mode (--scenario ... --transport stdio)")
@@ -206,9 +208,9 @@ def _serve_stdio(hub: Any, system: str, surface: str, episodes: bool, verdict_ou
             episode = hub.resolve(LOCAL, None, system=system, kind="episode")
         except (ValueError, RouteError) as error:
             return _fail(str(error))
+        runbooks = "\n\n".join(instructions(name) for name in world_systems(system))
         server.instructions = (
-            f"{instructions(system)}\n\n## This conversation\n\nThe user's opening message:\n\n"
-            f"{episode.opening or ''}\n"
+            f"{runbooks}\n\n## This conversation\n\nThe user's opening message:\n\n{episode.opening or ''}\n"
         )
     else:
         server = server_for(system, surface)

@@ -28,6 +28,7 @@ from typing import Any
 from enterprise_envs.mocks._core.backend import Backend, CallResult
 from enterprise_envs.mocks._core.errors import ErrorKind
 from enterprise_envs.mocks._core.mcp import FULL_RESPONSE_KEYS, RouteError
+from enterprise_envs.mocks._core.world import world_key
 
 #: The owner of stdio and in-process calls (no token).
 LOCAL = "local"
@@ -213,7 +214,7 @@ class Episode(Entry):
         if self.env.instance is None:
             raise ValueError("reset the env before serving it as an episode")
         scenario = self.env.instance.scenario
-        super().__init__(env_id, owner, scenario.systems[0])
+        super().__init__(env_id, owner, world_key(scenario.systems))
         # The world's own lock: every step (tool, user turn, verification) reads or writes the
         # episode's database, and one lock means the adapter's "is it free?" test is exact.
         self.lock = self.env.backend.lock

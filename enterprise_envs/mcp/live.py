@@ -10,6 +10,7 @@ from enterprise_envs.mcp.app import HttpServer, create_app
 from enterprise_envs.mcp.hub import Entry, Episode, Hub, World, new_id
 from enterprise_envs.mcp.servers import ENV_HEADER, ENV_PARAM
 from enterprise_envs.mocks._core.backend import Backend
+from enterprise_envs.mocks._core.world import world_key
 
 
 class HubServer(HttpServer):
@@ -162,7 +163,7 @@ def serve_env(
     else:
         if getattr(target, "instance", None) is None:
             raise ValueError("reset the env before serving it")
-        system, surface = target.instance.scenario.systems[0], target.surface
+        system, surface = world_key(target.instance.scenario.systems), target.surface
     owns_server = server is None
     if server is None:
         server = HubServer(system, surface, episodes=episode, host=host, port=port)

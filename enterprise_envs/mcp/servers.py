@@ -33,6 +33,7 @@ from enterprise_envs.mocks._core.mcp import (
     run_locked,
 )
 from enterprise_envs.mocks._core.system import System
+from enterprise_envs.mocks._core.world import world_key, world_systems
 
 #: Where a hub-serving HTTP app keeps its hub (``app.state``).
 HUB_STATE = "enterprise_envs_hub"
@@ -120,27 +121,31 @@ def server_for(system: str | System, surface: str = "typed") -> FastMCP:
         return server
 
 
-def episode_server_for(system: str | System, surface: str = "typed") -> FastMCP:
-    """The process's FastMCP server for episodes of a system (built on first use).
+def episode_server_for(world: str | System, surface: str = "typed") -> FastMCP:
+    """The process's FastMCP server for episodes of a world (built on first use).
 
-    The surface's tools, ``send_message_to_user`` (the simulated user's reply is the result)
-    and ``end_conversation``. The server's instructions are the system's runbook.
+    ``world`` is a system or a world key (``itsm+kv``: episodes holding both; each system's
+    tools mounted under its namespace, as the Gym env names them). The surface's tools,
+    ``send_message_to_user`` (the simulated user's reply is the result) and
+    ``end_conversation``. The server's instructions are the systems' runbooks.
     """
     from enterprise_envs.scenarios.loader import instructions
 
-    found = _system(system)
-    key = (found.name, surface, "episode")
+    names = (world.name,) if isinstance(world, System) else world_systems(world)
+    systems = [world] if isinstance(world, System) else [_system(name) for name in names]
+    key = (world_key(names), surface, "episode")
     with _servers_lock:
         server = _servers.get(key)
         if server is None:
-            found.surface(surface)
-            resolve = resolver(found.name, "episode")
+            for system in systems:
+                system.surface(surface)
+            resolve = resolver(key[0], "episode")
             server = _servers[key] = build_server(
-                found,
+                systems,
                 surface,
                 resolve,
-                name=f"enterprise-envs-{found.name}-{surface}-episode",
-                instructions=instructions(found.name),
+                name=f"enterprise-envs-{key[0]}-{surface}-episode",
+                instructions="\n\n".join(instructions(name) for name in names),
                 extra_tools=[message_tool(resolve), end_tool(resolve)],
             )
         return server

@@ -23,7 +23,7 @@ from __future__ import annotations
 import inspect
 import json
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 import anyio.to_thread
@@ -37,6 +37,7 @@ from pydantic import PrivateAttr
 from enterprise_envs.mocks._core.backend import CallResult
 from enterprise_envs.mocks._core.system import System
 from enterprise_envs.mocks._core.tools import Surface, Tool, ToolKind
+from enterprise_envs.mocks._core.world import tool_name, world_key
 
 #: The keys of a full response (status, headers, body), as full-response surfaces return it.
 FULL_RESPONSE_KEYS = frozenset({"status", "headers", "body"})
@@ -167,10 +168,17 @@ class SurfaceTool(RoutedTool):
     _surface: str = PrivateAttr()
     _full_response: bool = PrivateAttr()
     _structured_is_full: bool = PrivateAttr()
+    _call_name: str = PrivateAttr()
 
     @classmethod
-    def from_tool(cls, tool: Tool, surface: Surface, resolve: Resolver) -> SurfaceTool:
-        """The MCP tool for one of our tools (same name, description and schemas)."""
+    def from_tool(
+        cls, tool: Tool, surface: Surface, resolve: Resolver, call_name: str | None = None
+    ) -> SurfaceTool:
+        """The MCP tool for one of our tools (same name, description and schemas).
+
+        ``call_name`` is the name the target calls it by, when it differs (a tool of one system
+        of a world of several, mounted under its system's namespace).
+        """
         made = cls(
             name=tool.name,
             description=tool.description,
@@ -181,12 +189,15 @@ class SurfaceTool(RoutedTool):
         made._surface = surface.name
         made._full_response = surface.full_response
         made._structured_is_full = describes_full_response(tool.output_schema)
+        made._call_name = call_name or tool.name
         return made.bind(resolve)  # type: ignore[return-value]
 
     async def invoke(self, target: Any, arguments: dict[str, Any]) -> ToolResult:
         """Call the tool on the target's world and convert the result."""
         try:
-            result = await run_locked(target.lock, target.call, self.name, arguments, surface=self._surface)
+            result = await run_locked(
+                target.lock, target.call, self._call_name, arguments, surface=self._surface
+            )
         except RouteError as error:
             raise refusal(str(error)) from None
         converted = tool_result(
@@ -197,14 +208,23 @@ class SurfaceTool(RoutedTool):
         return converted
 
 
-def surface_tools(system: System, surface: str, resolve: Resolver) -> list[SurfaceTool]:
-    """The MCP tools of one surface of a system, routed by ``resolve``."""
+def surface_tools(
+    system: System, surface: str, resolve: Resolver, world: Sequence[str] = ()
+) -> list[SurfaceTool]:
+    """The MCP tools of one surface of a system, routed by ``resolve``.
+
+    In a world of several systems (``world``: their names), each is called by its world name.
+    """
     tools = system.surface(surface)
-    return [SurfaceTool.from_tool(tool, tools, resolve) for tool in tools]
+    names = tuple(world) or (system.name,)
+    return [
+        SurfaceTool.from_tool(tool, tools, resolve, tool_name(system.name, tool.name, names))
+        for tool in tools
+    ]
 
 
 def build_server(
-    system: System,
+    systems: System | Sequence[System],
     surface: str,
     resolve: Resolver,
     *,
@@ -212,21 +232,37 @@ def build_server(
     instructions: str | None = None,
     extra_tools: Iterable[MCPTool] = (),
 ) -> FastMCP:
-    """A FastMCP server exposing a system's surface (plus ``extra_tools``), routed by ``resolve``.
+    """A FastMCP server exposing the systems' surface (plus ``extra_tools``), routed by ``resolve``.
 
+    One system's tools keep their names. Several systems' are each a server mounted under the
+    system's namespace (``itsm_create_incident``): the names the Gym env lists for the same world.
     Schemas are served as they are (no ``$ref`` dereferencing), so clients see exactly the
     in-process tools' schemas. Building one takes a few milliseconds; callers cache them.
     """
-    server = FastMCP(
-        name or f"enterprise-envs-{system.name}-{surface}",
-        instructions=instructions,
-        **_supported(FastMCP.__init__, dereference_schemas=False, mask_error_details=False),
-    )
-    for tool in surface_tools(system, surface, resolve):
-        server.add_tool(tool)
+    systems = [systems] if isinstance(systems, System) else list(systems)
+    key = world_key([system.name for system in systems])
+    server = _server(name or f"enterprise-envs-{key}-{surface}", instructions)
+    if len(systems) == 1:
+        for tool in surface_tools(systems[0], surface, resolve):
+            server.add_tool(tool)
+    else:
+        names = tuple(system.name for system in systems)
+        for system in systems:
+            child = _server(f"enterprise-envs-{system.name}-{surface}", None)
+            for tool in surface_tools(system, surface, resolve, names):
+                child.add_tool(tool)
+            server.mount(child, namespace=system.name)
     for tool in extra_tools:
         server.add_tool(tool)
     return server
+
+
+def _server(name: str, instructions: str | None) -> FastMCP:
+    return FastMCP(
+        name,
+        instructions=instructions,
+        **_supported(FastMCP.__init__, dereference_schemas=False, mask_error_details=False),
+    )
 
 
 def _plain(schema: Mapping[str, Any]) -> dict[str, Any]:

@@ -40,6 +40,21 @@ TABLE_SEPARATOR = "."
 TOOL_SEPARATOR = "_"
 
 
+#: Joins the systems of a world in its key (``itsm+kv``): what an MCP endpoint serving episodes
+#: of that world, or a hub entry holding one, is named by.
+WORLD_KEY_SEPARATOR = "+"
+
+
+def world_key(systems: Sequence[str]) -> str:
+    """The key of a world of ``systems`` (the system's own name for a world of one)."""
+    return WORLD_KEY_SEPARATOR.join(systems)
+
+
+def world_systems(key: str) -> tuple[str, ...]:
+    """The systems a world key names, in order."""
+    return tuple(key.split(WORLD_KEY_SEPARATOR))
+
+
 def qualify(system: str, table: str) -> str:
     """A qualified table name."""
     return f"{system}{TABLE_SEPARATOR}{table}"
@@ -187,7 +202,9 @@ class World:
         source = next((system for system in systems if system.directory is not None), None)
         if source is not None and len(systems) > 1:
             # The source's world is built first; its people seed every other system's world.
-            first = self.backends[source.name] = Backend(source, size=size, world_seed=world_seed, surface=surface)
+            first = self.backends[source.name] = Backend(
+                source, size=size, world_seed=world_seed, surface=surface
+            )
             assert source.directory is not None
             self.directory = Directory(source.name, source.directory(first.store))
         for system in systems:
@@ -252,7 +269,9 @@ class World:
                 self.backend.set_faults(faults, episode_seed)
                 self.faults = self.backend.faults
                 return
-            self.faults = FaultInjector(faults, seeded_rng(*self.names, "faults", self.world_seed, episode_seed))
+            self.faults = FaultInjector(
+                faults, seeded_rng(*self.names, "faults", self.world_seed, episode_seed)
+            )
             for backend in self.backends.values():
                 backend.share_faults(self.faults)
 
@@ -414,4 +433,3 @@ def _qualified(entry: Any, system: str, systems: Sequence[str]) -> Any:
         rows = tuple((qualify(system, table), key, row) for table, key, row in entry.rows)
         return dataclasses.replace(entry, tool=tool, rows=rows)
     return dataclasses.replace(entry, tool=tool, table=qualify(system, entry.table))
-
