@@ -3,8 +3,9 @@
 - Systems are the subpackages of ``enterprise_envs.mocks`` that export ``SYSTEM``, plus
   system plugins: modules named by the ``enterprise_envs.systems`` entry point group or by the
   ``ENTERPRISE_ENVS_SYSTEMS`` variable (comma-separated module names, for systems under
-  development and tests). A plugin exports ``SYSTEM`` and ``CONTENT``: the folder of its
-  scenario files, runbook (``instructions.md``), rules (``policy.toml``) and ``suites.toml``.
+  development and tests). A plugin is a package exporting ``SYSTEM``, with a ``content/``
+  folder: its scenario files, runbook (``instructions.md``), rules (``policy.toml``) and
+  ``suites.toml``.
 - Scenarios are the TOML files in each system's content folder (``scenarios/<system>/`` for
   the systems that ship in the package).
 - Suites group scenarios under a Gym id (``ITSM-v0``: every ITSM scenario); they are data,
@@ -27,7 +28,6 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from importlib.resources.abc import Traversable
-from types import ModuleType
 
 import gymnasium
 
@@ -64,12 +64,24 @@ class Suite:
         return any(fnmatch.fnmatchcase(scenario_id, pattern) for pattern in self.scenarios)
 
 
+#: The folder inside a plugin package holding its scenarios, runbook, rules and suites.
+PLUGIN_CONTENT = "content"
+
+
 @cache
-def plugins() -> tuple[ModuleType, ...]:
-    """System plugin modules: the entry point group's, then the variable's, each once."""
+def plugins() -> tuple[str, ...]:
+    """System plugin packages by name: the entry point group's, then the variable's, each once."""
     names = [entry.value for entry in importlib.metadata.entry_points(group=PLUGIN_GROUP)]
     names += [name.strip() for name in os.environ.get(PLUGIN_VARIABLE, "").split(",") if name.strip()]
-    return tuple(importlib.import_module(name) for name in dict.fromkeys(names))
+    return tuple(dict.fromkeys(names))
+
+
+def plugin_content(name: str) -> Traversable:
+    """A plugin's content folder, found from its package's location.
+
+    Found without running the package (it may be the one importing this module right now).
+    """
+    return resources.files(name).joinpath(PLUGIN_CONTENT)
 
 
 @cache
@@ -83,16 +95,15 @@ def systems() -> dict[str, System]:
         if not module.name.startswith("_")
     ]
     found: dict[str, System] = {}
-    for module in [*modules, *plugins()]:
+    for module in [*modules, *(importlib.import_module(name) for name in plugins())]:
         system = getattr(module, "SYSTEM", None)
         if system is None:
             continue
         if system.name in found:
             raise ValueError(f"duplicate system name {system.name!r}")
         found[system.name] = system
-        folder = getattr(module, "CONTENT", None)
-        if folder is not None:
-            use_content_folder(system.name, folder)
+        if module.__name__ in plugins():
+            use_content_folder(system.name, plugin_content(module.__name__))
     return found
 
 
@@ -151,10 +162,10 @@ def check_suites(found: dict[str, Suite], system_names: Iterable[str], scenario_
 def _declared_suites() -> dict[str, Suite]:
     """The suites the package's and the plugins' suites files declare (read once; no scenario loaded)."""
     files: list[Traversable] = [resources.files("enterprise_envs.scenarios").joinpath(SUITES_FILE)]
-    for module in plugins():
-        folder = getattr(module, "CONTENT", None)
-        if folder is not None and folder.joinpath(SUITES_FILE).is_file():
-            files.append(folder.joinpath(SUITES_FILE))
+    for name in plugins():
+        declared = plugin_content(name).joinpath(SUITES_FILE)
+        if declared.is_file():
+            files.append(declared)
     found: dict[str, Suite] = {}
     for file in files:
         for env_id, made in parse_suites(file.read_text("utf-8")).items():
