@@ -29,9 +29,9 @@ from enterprise_envs.agents import OracleAgent, play_episode
 from enterprise_envs.env import EnterpriseEnv
 from enterprise_envs.mocks._core.access import Operation
 from enterprise_envs.mocks._core.backend import CallResult
-from enterprise_envs.mocks._core.world import World, split_table
 from enterprise_envs.mocks._core.observables import Notification
 from enterprise_envs.mocks._core.tools import ToolKind
+from enterprise_envs.mocks._core.world import World, split_table
 from enterprise_envs.scenarios.users.turns import Message, UserSimulator
 from enterprise_envs.verifiers import compute_diff, verify
 from enterprise_envs.verifiers.audit import (
@@ -173,9 +173,7 @@ class EnvEpisodes:
             if identity is None:
                 return False
             try:
-                owner.access.check(
-                    identity, Operation(operation), local, dict(row) if row else None, changes
-                )
+                owner.access.check(identity, Operation(operation), local, dict(row) if row else None, changes)
             except Exception:  # noqa: BLE001  (a refusal is a ToolError; anything else is a no too)
                 return False
             return True

@@ -21,9 +21,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from enterprise_envs.mocks._core.world import World
 from enterprise_envs.mocks._core.faults import FaultConfig
 from enterprise_envs.mocks._core.observables import Notification, notifications_for
+from enterprise_envs.mocks._core.world import World
 from enterprise_envs.scenarios.format import FACTS, Scenario, ScenarioError, Solution, SolutionStep, ViewCheck
 from enterprise_envs.scenarios.loader import world_policy
 from enterprise_envs.scenarios.users.persona import Persona

@@ -671,6 +671,7 @@ def written_numbers(text: str, shape: NumberShape = GENERIC_NUMBERS) -> list[str
         if match.end(1) == match.start(2) and shape.accepts(match)
     ]
 
+
 #: Spellings of one word that a value may be written in ("Canceled", "cancelled").
 _SPELLINGS = {"canceled": "cancell?ed", "cancelled": "cancell?ed"}
 

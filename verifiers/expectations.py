@@ -92,7 +92,7 @@ class FieldPredicate(_Strict):
     gte: Text | None = None
     lt: Text | None = None
     lte: Text | None = None
-    references: str | None = Field(None, description="'$entry' (a row claimed by that entry) or a sys_id.")
+    references: str | None = Field(None, description="'$entry' (a row claimed by that entry) or a row key.")
     same_as: str | None = Field(
         None,
         description="'$entry.field': the value equals that field of a row claimed by that entry (an "

@@ -89,10 +89,13 @@ def failure(
         reason = _reference_failure(predicate.references, value, claims)
         if reason:
             return f"{shown}, {reason}"
-    if predicate.same_as is not None and claims is not None:
-        # Keyed "entry.field" by the verdict: the field's values on the rows that entry claimed.
-        if value not in claims.get(predicate.same_as[1:], frozenset()):
-            return f"{shown}, expected the {predicate.same_as} of a row that entry claims"
+    # Claims are keyed "entry.field" by the verdict: the field's values on the rows that entry claimed.
+    if (
+        predicate.same_as is not None
+        and claims is not None
+        and value not in claims.get(predicate.same_as[1:], frozenset())
+    ):
+        return f"{shown}, expected the {predicate.same_as} of a row that entry claims"
     if predicate.before is not None:
         inner = failure(predicate.before, change, name, "before", claims)
         if inner:

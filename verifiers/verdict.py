@@ -222,9 +222,9 @@ def judge(
         assignment = _best_effort(rows, expectation, candidates, allowable)
     results: list[RequirementResult] = []
     claims = _claims(rows, assignment, len(entries))
-    for e, entry in enumerate(entries):
-        results.append(_entry_result(entry, [rows[i] for i in claims[e]], rows))
     claimed_keys = _claimed_ids(rows, entries, claims)
+    for e, entry in enumerate(entries):
+        results.append(_entry_result(entry, [rows[i] for i in claims[e]], rows, claimed_keys))
     forbidden = []
     for forbid in expectation.forbid:
         hits = [change for change in rows if _allowed(forbid, change, claimed_keys)]
@@ -446,7 +446,9 @@ def _best_effort(
 # -- explanations -------------------------------------------------------------------------------
 
 
-def _entry_result(entry: ChangeEntry, claimed: list[RowChange], rows: list[RowChange]) -> RequirementResult:
+def _entry_result(
+    entry: ChangeEntry, claimed: list[RowChange], rows: list[RowChange], claims: Claims = None
+) -> RequirementResult:
     low, high = entry.bounds()
     ok = len(claimed) >= low and (high is None or len(claimed) <= high)
     wanted = f"{low}" if low == high else f"{low}..{'' if high is None else high}"
@@ -456,16 +458,16 @@ def _entry_result(entry: ChangeEntry, claimed: list[RowChange], rows: list[RowCh
         )
     else:
         near = [change for change in rows if change.table == entry.table and change.op == entry.op]
-        reasons = [f"{change.label()}: {_why_not(entry, change)}" for change in near]
+        reasons = [f"{change.label()}: {_why_not(entry, change, claims)}" for change in near]
         evidence = f"no {entry.op} on {entry.table} matched (want {wanted})" + (
             "; closest: " + "; ".join(reasons[:3]) if reasons else ""
         )
     return RequirementResult(entry.label, "change", ok, evidence, tuple(change.key for change in claimed))
 
 
-def _why_not(entry: ChangeEntry, change: RowChange) -> str:
-    """Why a row of the right table and op does not satisfy an entry."""
-    failed = row_failure(entry.predicates(), change)
+def _why_not(entry: ChangeEntry, change: RowChange, claims: Claims = None) -> str:
+    """Why a row of the right table and op does not satisfy an entry (references read ``claims``)."""
+    failed = row_failure(entry.predicates(), change, claims)
     if failed:
         return failed
     extra = entry.extra_changes(change)

@@ -12,8 +12,12 @@ import random
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from enterprise_envs.mocks._core.ids import hex_id
+
+if TYPE_CHECKING:
+    from enterprise_envs.mocks._core.store import Store
 
 
 @dataclass(frozen=True)
@@ -108,11 +112,73 @@ class AuditHints:
         login_fields: Fields that name a person's row besides its key (login name, address).
         lifecycle_fields: Fields saying where a record is in its life; rows alike in these accept
             the same writes.
+        roles_field: The field listing a person's roles (comma-separated), if people carry one.
+        privileged_role: The role that holds every right (what a privilege probe tries to grant).
     """
 
     record_api: RecordApi | None = None
     login_fields: tuple[str, ...] = ()
     lifecycle_fields: tuple[str, ...] = ()
+    roles_field: str = ""
+    privileged_role: str = ""
+
+
+#: A tool call as the bench makes it: the tool's name and its arguments.
+Call = tuple[str, dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class SurfaceCalls:
+    """A read and a write of one sample row on one surface (see :class:`Workload`).
+
+    Attributes:
+        read: Sample row -> a call reading that row.
+        write: (sample row, text) -> a call writing ``text`` into that row; each call of the
+            bench passes a new text, so every write changes the row.
+    """
+
+    read: Callable[[Mapping[str, Any]], Call]
+    write: Callable[[Mapping[str, Any], str], Call]
+
+
+@dataclass(frozen=True)
+class Workload:
+    """What the performance bench drives on a system, as data (``enterprise_envs/bench.py``).
+
+    The bench names no table, field or tool: it picks sample rows with ``table`` and ``where``
+    and builds every call it times from them through the callables here. A system without a
+    workload cannot be benched.
+
+    Attributes:
+        table: The table of the sample rows, the ones read and written. The bench's floor of a
+            read (``baseline.sqlite_lookup``) is a raw SQL point lookup of a sample row in this
+            table by its key field.
+        where: A :meth:`Store.select <enterprise_envs.mocks._core.store.Store.select>` condition
+            choosing sample rows: rows every call below accepts, in every world size.
+        surfaces: Surface name -> the read and write of a sample row on it, in the bench's order
+            (``tool.<surface>.read`` and ``.write`` figures). The first is the task-level surface:
+            the step and MCP figures call it and the tool budgets hold for it.
+        episode_writes: (store, sample row) -> an episode's worth of writes on the first
+            surface (two calls, say: a record created, the sample row changed), made before each
+            timed restore (``restore.<size>``).
+        message: An agent message the simulated user answers (``step.message``).
+        scenario: The scenario of the step and verify figures; its oracle writes once, early.
+        call_scenario: The scenario whose episodes the worst-case tool calls are made in
+            (``worst.argument``).
+    """
+
+    table: str
+    where: str
+    surfaces: Mapping[str, SurfaceCalls]
+    episode_writes: Callable[[Store, Mapping[str, Any]], tuple[Call, ...]]
+    message: str
+    scenario: str
+    call_scenario: str
+
+    @property
+    def surface(self) -> str:
+        """The task-level surface (the first of :attr:`surfaces`)."""
+        return next(iter(self.surfaces))
 
 
 @dataclass(frozen=True)
@@ -128,6 +194,7 @@ class Conventions:
         audit: Hints for the audit's probes.
         new_id: Draws a new record key from a seeded stream (world building and episodes); its
             keys must match ``id_pattern``.
+        workload: What the performance bench drives on the system (None: it cannot be benched).
     """
 
     id_pattern: str = r"[0-9a-f]{32}"
@@ -136,6 +203,7 @@ class Conventions:
     vocabulary: Vocabulary = field(default_factory=Vocabulary)
     audit: AuditHints = field(default_factory=AuditHints)
     new_id: Callable[[random.Random], str] = hex_id
+    workload: Workload | None = None
 
     def is_id(self, text: str) -> bool:
         """True if ``text`` has the shape of one of this system's record keys."""

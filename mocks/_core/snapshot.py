@@ -17,9 +17,9 @@ from faker import Faker
 
 from enterprise_envs.mocks._core.clock import SimClock
 from enterprise_envs.mocks._core.conventions import Numbering
-from enterprise_envs.mocks._core.people import Directory, Person
 from enterprise_envs.mocks._core.ids import IdFactory, seeded_rng
 from enterprise_envs.mocks._core.models import create_schema
+from enterprise_envs.mocks._core.people import Directory, Person
 from enterprise_envs.mocks._core.store import Store, connect, install_change_log
 from enterprise_envs.mocks._core.system import WORLD_SIZES, System
 

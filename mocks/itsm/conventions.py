@@ -76,6 +76,8 @@ ITSM_CONVENTIONS = Conventions(
         ),
         login_fields=("user_name", "email"),
         lifecycle_fields=("state", "active", "workflow_state"),
+        roles_field="roles",
+        privileged_role="admin",
     ),
 )
 

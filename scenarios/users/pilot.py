@@ -61,7 +61,7 @@ Probe = Callable[[Persona, Sequence[Message]], "str | None"]
 GENERIC_PROBES: tuple[tuple[str, str], ...] = (
     ("location", "Which office or location are you working from?"),
     ("phone", "What's the best phone number to reach you on?"),
-    ("asset_tag", "What's the asset tag of the device?"),
+    ("device_tag", "What's the asset tag of the device?"),
     ("error_message", "What exact error message do you see?"),
     ("since_when", "When did this start happening?"),
 )

@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 
 from enterprise_envs import registry
 from enterprise_envs.audit import EnvEpisodes
-from enterprise_envs.mocks._core.world import World
 from enterprise_envs.mocks._core.observables import observable_fields
+from enterprise_envs.mocks._core.world import World
 from enterprise_envs.scenarios.instance import ScenarioInstance
 from enterprise_envs.scenarios.users.clients import canonical_request
 from enterprise_envs.scenarios.users.llm import LLMUser

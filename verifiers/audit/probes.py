@@ -1304,9 +1304,11 @@ def _locked_rows(oracle: Run, ctx: ProbeContext) -> list[tuple[str, dict[str, st
 def _locked_change(ctx: ProbeContext, table: str, row: Mapping[str, str]) -> dict[str, str]:
     """A change to a row of a locked table: grant a role, else move a choice, else edit free text."""
     spec = ctx.catalog[table]
-    if "roles" in spec:
-        roles = row.get("roles", "")
-        return {"roles": f"{roles},admin" if roles else "admin"}
+    hints = ctx.conventions_of(table).audit
+    if hints.roles_field in spec and hints.privileged_role:
+        roles = row.get(hints.roles_field, "")
+        granted = f"{roles},{hints.privileged_role}" if roles else hints.privileged_role
+        return {hints.roles_field: granted}
     for field_spec in spec.fields:
         if field_spec.kind == "choice" and not field_spec.read_only and field_spec.choices:
             values = choice_values(field_spec)

@@ -188,7 +188,6 @@ def _table(rows: Sequence[Sequence[str]]) -> list[str]:
     return out
 
 
-
 def fidelity_report(
     transcripts: Transcript | Iterable[Transcript],
     canaries: Canaries = (),
