@@ -53,7 +53,7 @@ def test_the_record_api_is_the_one_the_system_declares() -> None:
     declared = ITSM.conventions.audit.record_api
     api = RecordApi.find(declared, _surfaces())
     assert api is not None and api.surface == "rest"
-    assert (api.create_tool, api.update_tool, api.delete_tool) == (
+    assert (api.declared.create, api.declared.update, api.declared.delete) == (
         "table_create",
         "table_update",
         "table_delete",

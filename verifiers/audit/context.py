@@ -79,22 +79,15 @@ class RecordApi:
     tools its surfaces really offer and builds calls with the declared argument names.
 
     Attributes:
-        surface: The surface holding the tools.
-        create_tool: Creates a row of any table.
-        update_tool: Updates a row of any table by key.
-        delete_tool: Deletes a row of any table by key.
-        table_argument: The argument naming the table.
-        key_argument: The argument naming the row's key.
-        fields_argument: The argument holding the field values.
+        declared: The declaration (surface, tool names, argument names).
     """
 
-    surface: str
-    create_tool: str
-    update_tool: str
-    delete_tool: str
-    table_argument: str
-    key_argument: str
-    fields_argument: str
+    declared: declared.RecordApi
+
+    @property
+    def surface(self) -> str:
+        """The surface holding the tools."""
+        return self.declared.surface
 
     @classmethod
     def find(
@@ -125,15 +118,7 @@ class RecordApi:
                 return None
             if not set(arguments) <= set(tool.input_schema.get("properties", {})):
                 return None
-        return cls(
-            api.surface,
-            api.create,
-            api.update,
-            api.delete,
-            api.table_argument,
-            api.key_argument,
-            api.fields_argument,
-        )
+        return cls(api)
 
     def table_of(self, action: Action, surface: str) -> str | None:
         """The table a call of one of these tools names (None for any other call).
@@ -142,27 +127,33 @@ class RecordApi:
             action: A tool call.
             surface: The episode's surface (the call's own when it names none).
         """
-        if (action.surface or surface) != self.surface:
+        api = self.declared
+        if (action.surface or surface) != api.surface or action.tool not in (
+            api.create,
+            api.update,
+            api.delete,
+        ):
             return None
-        if action.tool not in (self.create_tool, self.update_tool, self.delete_tool):
-            return None
-        table = action.arguments.get(self.table_argument)
+        table = action.arguments.get(api.table_argument)
         return table if isinstance(table, str) else None
 
     def update(self, table: str, key: str, fields: Mapping[str, str], **extra: Any) -> Action:
         """Update one row (by its key)."""
-        arguments = {self.table_argument: table, self.key_argument: key, self.fields_argument: dict(fields)}
-        return Action.call(self.update_tool, arguments, surface=self.surface, **extra)
+        api = self.declared
+        arguments = {api.table_argument: table, api.key_argument: key, api.fields_argument: dict(fields)}
+        return Action.call(api.update, arguments, surface=api.surface, **extra)
 
     def create(self, table: str, fields: Mapping[str, str], **extra: Any) -> Action:
         """Create one row."""
-        arguments = {self.table_argument: table, self.fields_argument: dict(fields)}
-        return Action.call(self.create_tool, arguments, surface=self.surface, **extra)
+        api = self.declared
+        arguments = {api.table_argument: table, api.fields_argument: dict(fields)}
+        return Action.call(api.create, arguments, surface=api.surface, **extra)
 
     def delete(self, table: str, key: str, **extra: Any) -> Action:
         """Delete one row (by its key)."""
-        arguments = {self.table_argument: table, self.key_argument: key}
-        return Action.call(self.delete_tool, arguments, surface=self.surface, **extra)
+        api = self.declared
+        arguments = {api.table_argument: table, api.key_argument: key}
+        return Action.call(api.delete, arguments, surface=api.surface, **extra)
 
 
 @dataclass(frozen=True)
