@@ -10,6 +10,11 @@ informational) and, where one applies, as a ratio to a floor measured in the sam
   cost if it copied the world back; resets roll the episode's transaction back instead);
 - ``baseline.cartpole_step``: a step of gymnasium's ``CartPole-v1`` (floor of the framework).
 
+The bench measures one suite (:data:`SUITE` by default) and names nothing of a system: the
+calls it times, its sample rows, the step's message and scenarios come from the suite's first
+system's declared workload (``system.conventions.workload``,
+:class:`~enterprise_envs.mocks._core.conventions.Workload`).
+
 Run it with ``enterprise-envs bench`` (``--quick`` for the smoke version, ``--json`` for JSON,
 ``--only NAME`` for some groups); see ``docs/performance.md``.
 """
@@ -17,6 +22,7 @@ Run it with ``enterprise-envs bench`` (``--quick`` for the smoke version, ``--js
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime
 import gc
 import json
@@ -28,13 +34,18 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from enterprise_envs.mocks._core.conventions import Workload
+    from enterprise_envs.mocks._core.system import System
 
 #: Groups of figures, in run order (``--only`` takes these names).
 GROUPS = ("reset", "tool", "step", "worst", "verify", "episodes", "memory", "mcp", "baselines")
 
-#: Scenario of the step and verify figures: one oracle write (a journal entry), then a message.
-STEP_SCENARIO = "itsm.add_info"
+#: The suite (Gym id) the bench measures unless told otherwise; its first system's workload
+#: drives the figures.
+SUITE = "ITSM-v0"
 
 
 @dataclass(frozen=True)
@@ -55,6 +66,7 @@ class Settings:
         mcp_calls: Tool calls per client per round (at most).
         mcp_rounds: Timed rounds of the MCP load (after one warm-up round).
         mcp_seconds: Time bound of one MCP round.
+        suite: The Gym id measured (its first system's workload drives the figures).
     """
 
     mode: str
@@ -69,6 +81,7 @@ class Settings:
     mcp_calls: int
     mcp_rounds: int
     mcp_seconds: float
+    suite: str = SUITE
 
 
 QUICK = Settings(
@@ -232,28 +245,64 @@ def time_steps(
 # -- the benches -------------------------------------------------------------------------------
 
 
-def _itsm():
-    from enterprise_envs.mocks.itsm import ITSM
+@dataclass(frozen=True)
+class Target:
+    """What a bench run measures: a suite's Gym id, its first system and that system's workload."""
 
-    return ITSM
+    env_id: str
+    system: System
+    workload: Workload
 
 
-def _env(**kwargs: Any):
+def target(suite: str = SUITE) -> Target:
+    """The Gym id, system and workload the bench measures for ``suite``.
+
+    Raises:
+        KeyError: An unknown suite.
+        ValueError: Its first system declares no workload (``Conventions.workload``).
+    """
+    from enterprise_envs import registry
+
+    found = registry.suite(suite)
+    system = registry.systems()[found.systems[0]]
+    workload = system.conventions.workload
+    if workload is None:
+        raise ValueError(f"system {system.name!r} declares no bench workload (Conventions.workload)")
+    return Target(found.env_id, system, workload)
+
+
+def _env(measured: Target, **kwargs: Any):
     import gymnasium
 
-    import enterprise_envs  # noqa: F401  (registers ITSM-v0)
+    import enterprise_envs  # noqa: F401  (registers the suites' Gym ids)
 
-    return gymnasium.make("ITSM-v0", **kwargs)
+    return gymnasium.make(measured.env_id, **kwargs)
 
 
-def scenarios_fitting(size: str) -> list[str]:
-    """The ITSM-v0 scenarios whose instances can be drawn on a world of ``size``.
+def _sample(backend: Any, workload: Workload, count: int = 1) -> list[dict[str, Any]]:
+    """The first ``count`` sample rows of the workload in a backend's world."""
+    rows = backend.store.select(workload.table, workload.where, limit=count)
+    if not rows:
+        raise RuntimeError(f"no sample row: {workload.table} where {workload.where}")
+    return rows
+
+
+def _checked(backend: Any, call: tuple[str, dict[str, Any]]) -> None:
+    """Make one call; raise if it failed (the bench times only work that succeeds)."""
+    tool, arguments = call
+    result = backend.call(tool, arguments)
+    if not result.ok:
+        raise RuntimeError(f"{tool} failed: {result.body}")
+
+
+def scenarios_fitting(size: str, measured: Target | None = None) -> list[str]:
+    """The suite's scenarios whose instances can be drawn on a world of ``size``.
 
     A tiny world lacks rows some scenarios need (e.g. a server CI for a change).
     """
     from enterprise_envs.scenarios.format import ScenarioError
 
-    env = _env(world_size=size)
+    env = _env(measured or target(), world_size=size)
     fitting = []
     for scenario in env.unwrapped.scenarios:
         try:
@@ -267,22 +316,23 @@ def scenarios_fitting(size: str) -> list[str]:
 
 def bench_reset(settings: Settings) -> list[Figure]:
     """``env.reset(seed=...)``: restore, scenario setup, the user's opening message."""
+    measured = target(settings.suite)
     figures = []
     for size in settings.sizes:
-        fitting = scenarios_fitting(size)
-        env = _env(world_size=size, scenario=fitting)
+        fitting = scenarios_fitting(size, measured)
+        env = _env(measured, world_size=size, scenario=fitting)
         env.reset(seed=0)  # builds (or fetches) the world: not part of a reset
         seeds = iter(range(1, 1 << 30))
         samples = time_calls(
             lambda env=env, seeds=seeds: env.reset(seed=next(seeds)), settings.repeats, settings.warmup
         )
         env.close()
-        figures.append(_restore_figure(size, settings))
+        figures.append(_restore_figure(measured, size, settings))
         figures.append(
             Figure(
                 f"reset.{size}",
                 "reset",
-                f"env.reset(seed) on ITSM-v0, {size} world (scenarios drawn by the seed)",
+                f"env.reset(seed) on {measured.env_id}, {size} world (scenarios drawn by the seed)",
                 "us",
                 samples,
                 budget=2000.0 if size == "default" else None,
@@ -293,22 +343,17 @@ def bench_reset(settings: Settings) -> list[Figure]:
     return figures
 
 
-def _restore_figure(size: str, settings: Settings) -> Figure:
+def _restore_figure(measured: Target, size: str, settings: Settings) -> Figure:
     """``Backend.reset()`` after an episode's worth of writes: the restore alone, no scenario."""
     from enterprise_envs.mocks._core.backend import Backend
 
-    backend = Backend(_itsm(), size=size)
-    row = _active_incident(backend)
-    caller = backend.store.select("sys_user", "roles = '' AND active = 'true'", limit=1)[0]["user_name"]
+    workload = measured.workload
+    backend = Backend(measured.system, size=size, surface=workload.surface)
+    writes = workload.episode_writes(backend.store, _sample(backend, workload)[0])
 
     def episode_writes() -> None:
-        for tool, arguments in (
-            ("create_incident", {"caller": caller, "short_description": "bench restore"}),
-            ("update_incident", {"number": row["number"], "urgency": "1", "impact": "1"}),
-        ):
-            result = backend.call(tool, arguments)
-            if not result.ok:
-                raise RuntimeError(f"{tool} failed: {result.body}")
+        for call in writes:
+            _checked(backend, call)
 
     samples = time_steps(episode_writes, lambda _: backend.reset(), settings.repeats, settings.warmup)
     how = backend.store.last_restore
@@ -316,7 +361,8 @@ def _restore_figure(size: str, settings: Settings) -> Figure:
     return Figure(
         f"restore.{size}",
         "reset",
-        f"Backend.reset() of the {size} world after two writes (by {how}: the episode's transaction)",
+        f"Backend.reset() of the {size} world after {len(writes)} writes "
+        f"(by {how}: the episode's transaction)",
         "us",
         samples,
         baseline=f"baseline.deserialize.{size}",
@@ -324,28 +370,17 @@ def _restore_figure(size: str, settings: Settings) -> Figure:
     )
 
 
-def _active_incident(backend: Any) -> dict[str, Any]:
-    return backend.store.select("incident", "active = 'true'", limit=1)[0]
-
-
-def _tool_figures(surface: str, settings: Settings) -> list[Figure]:
+def _tool_figures(measured: Target, surface: str, settings: Settings) -> list[Figure]:
     from enterprise_envs.mocks._core.backend import Backend
 
-    backend = Backend(_itsm(), size="default", surface=surface)
+    workload = measured.workload
+    calls = workload.surfaces[surface]
+    task_level = surface == workload.surface
+    backend = Backend(measured.system, size="default", surface=surface)
     backend.mark_start()
-    row = _active_incident(backend)
-    if surface == "typed":
-        read_tool, read_args = "get_incident", {"number": row["number"]}
-        write_tool = "update_incident"
-
-        def write_args(value: str) -> dict[str, Any]:
-            return {"number": row["number"], "short_description": value}
-    else:
-        read_tool, read_args = "table_get", {"table": "incident", "sys_id": row["sys_id"]}
-        write_tool = "table_update"
-
-        def write_args(value: str) -> dict[str, Any]:
-            return {"table": "incident", "sys_id": row["sys_id"], "fields": {"short_description": value}}
+    row = _sample(backend, workload)[0]
+    read_tool, read_args = calls.read(row)
+    write_tool = calls.write(row, "")[0]
 
     def call_read() -> None:
         result = backend.call(read_tool, read_args)
@@ -362,9 +397,10 @@ def _tool_figures(surface: str, settings: Settings) -> list[Figure]:
         return index
 
     def call_write(index: int) -> None:
-        result = backend.call(write_tool, write_args(f"bench write {index}"))
+        tool, arguments = calls.write(row, f"bench write {index}")
+        result = backend.call(tool, arguments)
         if not result.ok:
-            raise RuntimeError(f"{write_tool} failed: {result.body}")
+            raise RuntimeError(f"{tool} failed: {result.body}")
 
     figures = [
         Figure(
@@ -373,7 +409,7 @@ def _tool_figures(surface: str, settings: Settings) -> list[Figure]:
             f"Backend.call({read_tool}) on the {surface} surface, default world",
             "us",
             time_calls(call_read, settings.tool_repeats, settings.warmup),
-            budget=200.0 if surface == "typed" else None,
+            budget=200.0 if task_level else None,
             baseline="baseline.sqlite_lookup",
         ),
         Figure(
@@ -382,7 +418,7 @@ def _tool_figures(surface: str, settings: Settings) -> list[Figure]:
             f"Backend.call({write_tool}) on the {surface} surface, default world",
             "us",
             time_steps(prepare_write, call_write, settings.tool_repeats, settings.warmup),
-            budget=500.0 if surface == "typed" else None,
+            budget=500.0 if task_level else None,
             baseline="baseline.sqlite_lookup",
         ),
     ]
@@ -391,32 +427,41 @@ def _tool_figures(surface: str, settings: Settings) -> list[Figure]:
 
 
 def bench_tool(settings: Settings) -> list[Figure]:
-    """A read and a write per surface, in process on ``Backend(ITSM, size="default")``."""
-    return _tool_figures("typed", settings) + _tool_figures("rest", settings)
+    """A read and a write per surface of the workload, in process on a default-size Backend."""
+    measured = target(settings.suite)
+    return [
+        figure
+        for surface in measured.workload.surfaces
+        for figure in _tool_figures(measured, surface, settings)
+    ]
 
 
 def bench_step(settings: Settings) -> list[Figure]:
     """One Gym step from the JSON action to the observation: a tool call, a message to the rule user."""
-    env = _env(scenario=STEP_SCENARIO, world_size="default", user="rules")
+    measured = target(settings.suite)
+    workload = measured.workload
+    env = _env(measured, scenario=workload.scenario, world_size="default", user="rules")
+    env.reset(seed=0)  # the state the first timed step starts from: where the sample row is read
+    world = env.unwrapped.backend
+    read_tool, read_args = workload.surfaces[world.surface_name].read(_sample(world, workload)[0])
+    tool_action = {"tool": read_tool, "arguments": read_args}
+    message_action = {"message": workload.message}
     seeds = iter(range(1 << 30))
-    number: list[str] = []
 
     def prepare() -> None:
         env.reset(seed=next(seeds))
-        if not number:
-            number.append(_active_incident(env.unwrapped.backend)["number"])
 
     def tool_step(_: Any) -> None:
-        env.step(json.dumps({"tool": "get_incident", "arguments": {"number": number[0]}}))
+        env.step(json.dumps(tool_action))
 
     def message_step(_: Any) -> None:
-        env.step(json.dumps({"message": "Could you give me your incident number, please?"}))
+        env.step(json.dumps(message_action))
 
     figures = [
         Figure(
             "step.tool",
             "step",
-            "env.step(JSON tool call: get_incident), parse to observation",
+            f"env.step(JSON tool call: {read_tool}), parse to observation",
             "us",
             time_steps(prepare, tool_step, settings.repeats, settings.warmup),
             baseline="baseline.cartpole_step",
@@ -453,8 +498,9 @@ def bench_worst(settings: Settings) -> list[Figure]:
     from enterprise_envs.actions import MAX_MESSAGE_CHARS
     from enterprise_envs.hostile import maximal, maximal_arguments, maximal_messages
 
+    measured = target(settings.suite)
     tries = 2 if settings.mode == "quick" else 3
-    env = _env(world_size="default").unwrapped
+    env = _env(measured, world_size="default").unwrapped
     scenarios = [scenario.id for scenario in env.scenarios]
     if settings.mode == "quick":
         scenarios = scenarios[:3]
@@ -485,8 +531,10 @@ def bench_worst(settings: Settings) -> list[Figure]:
 
     argument_samples: list[float] = []
     slowest_call = (0.0, "")
-    for surface in ("typed", "rest"):
-        surface_env = _env(world_size="default", surface=surface, scenario="itsm.report_incident").unwrapped
+    for surface in measured.workload.surfaces:
+        surface_env = _env(
+            measured, world_size="default", surface=surface, scenario=measured.workload.call_scenario
+        ).unwrapped
         surface_env.reset(seed=0)
         tools = list(surface_env.backend.surface)
         system_units = surface_env.backend.system.hostile_text
@@ -513,7 +561,7 @@ def bench_worst(settings: Settings) -> list[Figure]:
         Figure(
             "worst.argument",
             "worst",
-            "env.step(a tool call with every argument at its schema's maximum), each tool, both surfaces",
+            "env.step(a tool call with every argument at its schema's maximum), each tool, every surface",
             "us",
             argument_samples,
             budget=50_000.0,
@@ -529,9 +577,11 @@ def bench_verify(settings: Settings) -> list[Figure]:
     from enterprise_envs.mocks._core.tools import ToolKind
     from enterprise_envs.verifiers import verify
 
+    measured = target(settings.suite)
+    scenario = measured.workload.scenario
     figures = []
     for size in settings.sizes:
-        env = _env(scenario=STEP_SCENARIO, world_size=size)
+        env = _env(measured, scenario=scenario, world_size=size)
         observation, info = env.reset(seed=0)
         base = env.unwrapped
         agent = OracleAgent()
@@ -540,12 +590,12 @@ def bench_verify(settings: Settings) -> list[Figure]:
             action = agent.act(observation)
             observation, _, terminated, truncated, _ = env.step(action)
             if terminated or truncated:
-                raise RuntimeError(f"{STEP_SCENARIO} ended before its first write")
+                raise RuntimeError(f"{scenario} ended before its first write")
             tool = base.backend.surface.tools.get(action.get("tool", ""))
             if tool is not None and tool.kind is ToolKind.WRITE and base.last_result.ok:
                 break
         else:
-            raise RuntimeError(f"the oracle of {STEP_SCENARIO} made no write")
+            raise RuntimeError(f"the oracle of {scenario} made no write")
         said = [message.text for message in base.transcript if message.role == "agent"]
         store, expectation, denials = base.backend.store, base.instance.expectation, base.backend.denials
 
@@ -580,10 +630,10 @@ def bench_verify(settings: Settings) -> list[Figure]:
 
 
 def bench_episodes(settings: Settings) -> list[Figure]:
-    """Whole oracle episodes on ITSM-v0, every scenario, one process: episodes per second."""
+    """Whole oracle episodes on the suite, every scenario, one process: episodes per second."""
     from enterprise_envs.agents import OracleAgent, play_episode
 
-    env = _env()
+    env = _env(target(settings.suite))
     scenario_ids = [scenario.id for scenario in env.unwrapped.scenarios]
     agent = OracleAgent()
     seed = 0
@@ -637,8 +687,8 @@ def _vm_rss_kib() -> int:
     raise RuntimeError("no VmRSS in /proc/self/status")
 
 
-def memory_probe(count: int, chunks: int = 4) -> dict[str, Any]:
-    """In a fresh process: RSS growth per live ``Backend(ITSM, size="default")``, in MiB.
+def memory_probe(count: int, suite: str = SUITE, chunks: int = 4) -> dict[str, Any]:
+    """In a fresh process: RSS growth per live default-size Backend of the suite's system, in MiB.
 
     One backend is built first (imports, the snapshot); then ``count`` more in ``chunks``
     steps, each step's RSS growth divided by its backends giving one sample.
@@ -646,7 +696,7 @@ def memory_probe(count: int, chunks: int = 4) -> dict[str, Any]:
     from enterprise_envs.mocks._core.backend import Backend
     from enterprise_envs.mocks._core.snapshot import get_snapshot
 
-    system = _itsm()
+    system = target(suite).system
     live = [Backend(system, size="default")]
     gc.collect()
     before = start = _vm_rss_kib()
@@ -669,8 +719,8 @@ def memory_probe(count: int, chunks: int = 4) -> dict[str, Any]:
     }
 
 
-def episode_memory_probe(rounds: int) -> dict[str, Any]:
-    """In a fresh process: RSS over ``rounds`` rounds of oracle episodes on one ITSM-v0 env.
+def episode_memory_probe(rounds: int, suite: str = SUITE) -> dict[str, Any]:
+    """In a fresh process: RSS over ``rounds`` rounds of oracle episodes on one env of the suite.
 
     A round plays every scenario once; RSS is read after each round, after a full collection.
     The samples are the second half's growth per round, scaled to MiB per 1,000 episodes: by
@@ -679,7 +729,7 @@ def episode_memory_probe(rounds: int) -> dict[str, Any]:
     """
     from enterprise_envs.agents import OracleAgent, play_episode
 
-    env = _env()
+    env = _env(target(suite))
     scenario_ids = [scenario.id for scenario in env.unwrapped.scenarios]
     agent, seed, readings = OracleAgent(), 0, []
     for _ in range(rounds):
@@ -702,15 +752,19 @@ def episode_memory_probe(rounds: int) -> dict[str, Any]:
     }
 
 
-def _probe(function: str, argument: int) -> dict[str, Any]:
+def _probe(function: str, argument: int, suite: str) -> dict[str, Any]:
     """Run one of this module's probes in a fresh Python process; its JSON result."""
     code = (
         "import json, sys\n"
         f"from enterprise_envs.bench import {function}\n"
-        f"print(json.dumps({function}(int(sys.argv[1]))))\n"
+        f"print(json.dumps({function}(int(sys.argv[1]), sys.argv[2])))\n"
     )
     completed = subprocess.run(
-        [sys.executable, "-c", code, str(argument)], capture_output=True, text=True, timeout=600, check=False
+        [sys.executable, "-c", code, str(argument), suite],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
     if completed.returncode != 0:
         raise RuntimeError(f"{function} failed:\n{completed.stderr}")
@@ -719,14 +773,15 @@ def _probe(function: str, argument: int) -> dict[str, Any]:
 
 def bench_memory(settings: Settings) -> list[Figure]:
     """RSS per live default-size Backend, and RSS over many episodes, each in a subprocess."""
-    result = _probe("memory_probe", settings.memory_envs)
-    episodes = _probe("episode_memory_probe", settings.memory_rounds)
+    system = target(settings.suite).system
+    result = _probe("memory_probe", settings.memory_envs, settings.suite)
+    episodes = _probe("episode_memory_probe", settings.memory_rounds, settings.suite)
     return [
         Figure(
             "memory.per_env",
             "memory",
-            f"VmRSS growth per live Backend(ITSM, size='default'), {result['envs']} envs in a subprocess "
-            "(one sample per quarter)",
+            f"VmRSS growth per live Backend({system.name}, size='default'), {result['envs']} envs "
+            "in a subprocess (one sample per quarter)",
             "MiB",
             result["samples"],
             budget=2.0,
@@ -747,14 +802,14 @@ def bench_memory(settings: Settings) -> list[Figure]:
 async def _mcp_load(
     url: str,
     token: str,
-    numbers: list[str],
+    call_for: Callable[[int, int], tuple[str, dict[str, Any]]],
     settings: Settings,
     on_round: Callable[[str, int], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Concurrent MCP SDK clients over streamable HTTP; one warm-up round plus timed rounds.
 
-    Half the calls read (``get_incident``), half write (``update_incident``). ``on_round`` is
-    called with ``("start", i)`` and ``("end", i)`` around each round.
+    ``call_for(client, i)`` is client's ``i``-th call of a round (tool name and arguments).
+    ``on_round`` is called with ``("start", i)`` and ``("end", i)`` around each round.
     """
     import httpx2
     from mcp.client.session import ClientSession
@@ -768,7 +823,6 @@ async def _mcp_load(
     deadline = [0.0]
 
     async def client(index: int) -> None:
-        number = numbers[index % len(numbers)]
         headers = {"Authorization": f"Bearer {token}"}
         async with (
             httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0)) as http,
@@ -782,11 +836,7 @@ async def _mcp_load(
                 for call in range(limit):
                     if time.monotonic() > deadline[0]:
                         break
-                    if call % 2:
-                        text = f"mcp bench {index} {call}"
-                        name, arguments = "update_incident", {"number": number, "short_description": text}
-                    else:
-                        name, arguments = "get_incident", {"number": number}
+                    name, arguments = call_for(index, call)
                     start = time.perf_counter_ns()
                     result = await session.call_tool(name, arguments)
                     latencies[round_index].append((time.perf_counter_ns() - start) / 1000)
@@ -824,14 +874,27 @@ async def _mcp_load(
 
 
 def mcp_client_probe(config: str) -> None:
-    """In the client subprocess: run the load, one JSON line per round boundary, then the result."""
+    """In the client subprocess: run the load, one JSON line per round boundary, then the result.
+
+    Each client reads and writes its own sample row (``config["rows"]``), alternately: the
+    workload's read and write on the served surface.
+    """
+    from enterprise_envs import registry
+
     data = json.loads(config)
     settings = Settings(**{**data["settings"], "sizes": tuple(data["settings"]["sizes"])})
+    workload = registry.systems()[data["system"]].conventions.workload
+    assert workload is not None
+    calls, rows = workload.surfaces[data["surface"]], data["rows"]
+
+    def call_for(index: int, call: int) -> tuple[str, dict[str, Any]]:
+        row = rows[index % len(rows)]
+        return calls.write(row, f"mcp bench {index} {call}") if call % 2 else calls.read(row)
 
     def on_round(event: str, index: int) -> None:
         print(json.dumps({"event": event, "round": index}), flush=True)
 
-    rounds = asyncio.run(_mcp_load(data["url"], data["token"], data["numbers"], settings, on_round))
+    rounds = asyncio.run(_mcp_load(data["url"], data["token"], call_for, settings, on_round))
     print(json.dumps({"event": "result", "rounds": rounds}), flush=True)
 
 
@@ -847,17 +910,21 @@ def bench_mcp(settings: Settings) -> list[Figure]:
 
     from enterprise_envs.mcp import Hub, HubServer, WorldDefaults
 
+    measured = target(settings.suite)
+    system, surface = measured.system.name, measured.workload.surface
     token = secrets.token_urlsafe(24)
-    server = HubServer("itsm", tokens={token: "bench"}, hub=Hub(world_defaults=WorldDefaults(size="default")))
+    hub = Hub(world_defaults=WorldDefaults(size="default"))
+    server = HubServer(system, surface, tokens={token: "bench"}, hub=hub)
     marks: dict[tuple[str, int], int] = {}
     result: dict[str, Any] = {}
     with server:
-        world = server.hub.create_world("bench", "itsm", env_id="bench")
-        rows = world.backend.store.select("incident", "active = 'true'", limit=settings.mcp_clients)
+        world = server.hub.create_world("bench", system, env_id="bench")
         config = {
             "url": server.mcp_url(world.id),
             "token": token,
-            "numbers": [row["number"] for row in rows],
+            "system": system,
+            "surface": surface,
+            "rows": _sample(world.backend, measured.workload, settings.mcp_clients),
             "settings": asdict(settings),
         }
         code = (
@@ -936,36 +1003,44 @@ def bench_mcp(settings: Settings) -> list[Figure]:
     ]
 
 
+def _lookup_figure(measured: Target, settings: Settings) -> Figure:
+    """The floor of a read: a raw sqlite3 point lookup of a sample row by its key field."""
+    from enterprise_envs.mocks._core.backend import Backend
+
+    workload = measured.workload
+    key = measured.system.catalog[workload.table].key_field
+    backend = Backend(measured.system, size="default")
+    value = _sample(backend, workload)[0][key]
+    conn = backend.conn
+    sql = f"select * from {_quoted(workload.table)} where {_quoted(key)}=?"
+
+    def lookup() -> None:
+        conn.execute(sql, (value,)).fetchone()
+
+    figure = Figure(
+        "baseline.sqlite_lookup",
+        "baselines",
+        f"raw sqlite3 point lookup of one {workload.table} row by {key}, same default database",
+        "us",
+        time_calls(lookup, settings.tool_repeats, settings.warmup),
+    )
+    backend.close()
+    return figure
+
+
 def bench_baselines(settings: Settings, sizes: Iterable[str]) -> list[Figure]:
     """The floors: raw sqlite3 lookup, sqlite3 deserialize of a snapshot, CartPole-v1 step."""
     import sqlite3
 
     import gymnasium
 
-    from enterprise_envs.mocks._core.backend import Backend
     from enterprise_envs.mocks._core.snapshot import get_snapshot
 
-    figures = []
-    backend = Backend(_itsm(), size="default")
-    sys_id = _active_incident(backend)["sys_id"]
-    conn = backend.conn
-
-    def lookup() -> None:
-        conn.execute("select * from incident where sys_id=?", (sys_id,)).fetchone()
-
-    figures.append(
-        Figure(
-            "baseline.sqlite_lookup",
-            "baselines",
-            "raw sqlite3 point lookup of an incident by sys_id, same default database",
-            "us",
-            time_calls(lookup, settings.tool_repeats, settings.warmup),
-        )
-    )
-    backend.close()
+    measured = target(settings.suite)
+    figures = [_lookup_figure(measured, settings)]
     for size in sizes:
-        snapshot = get_snapshot(_itsm(), size, 0)
-        target = sqlite3.connect(":memory:", check_same_thread=False)
+        snapshot = get_snapshot(measured.system, size, 0)
+        into = sqlite3.connect(":memory:", check_same_thread=False)
         figures.append(
             Figure(
                 f"baseline.deserialize.{size}",
@@ -973,12 +1048,12 @@ def bench_baselines(settings: Settings, sizes: Iterable[str]) -> list[Figure]:
                 f"sqlite3 Connection.deserialize of the {size} snapshot ({snapshot.nbytes / 2**20:.1f} MiB)",
                 "us",
                 time_calls(
-                    lambda t=target, s=snapshot: t.deserialize(s.data), settings.repeats, settings.warmup
+                    lambda t=into, s=snapshot: t.deserialize(s.data), settings.repeats, settings.warmup
                 ),
                 extra={"snapshot_bytes": snapshot.nbytes},
             )
         )
-        target.close()
+        into.close()
     cartpole = gymnasium.make("CartPole-v1")
     cartpole.reset(seed=0)
     state = {"done": False}
@@ -1002,6 +1077,11 @@ def bench_baselines(settings: Settings, sizes: Iterable[str]) -> list[Figure]:
     )
     cartpole.close()
     return figures
+
+
+def _quoted(name: str) -> str:
+    """An SQL identifier, quoted (a catalog's names may be SQL keywords)."""
+    return '"' + name.replace('"', '""') + '"'
 
 
 # -- running and reporting -----------------------------------------------------------------------
@@ -1120,13 +1200,17 @@ def _machine() -> dict[str, Any]:
 
 
 def run_bench(
-    quick: bool = False, only: Sequence[str] | None = None, progress: TextIO | None = None
+    quick: bool = False,
+    only: Sequence[str] | None = None,
+    progress: TextIO | None = None,
+    suite: str = SUITE,
 ) -> Report:
-    """Run the bench (all groups, or ``only`` these) and return the report.
+    """Run the bench (all groups, or ``only`` these) on ``suite`` and return the report.
 
     Baselines always run (the ratios need them); they take about a second.
     """
-    settings = QUICK if quick else FULL
+    settings = dataclasses.replace(QUICK if quick else FULL, suite=suite)
+    target(suite)  # an unknown suite or a system without a workload fails before any figure
     groups = list(only) if only else list(GROUPS)
     unknown = set(groups) - set(GROUPS)
     if unknown:
@@ -1174,13 +1258,16 @@ __all__ = [
     "FULL",
     "GROUPS",
     "QUICK",
+    "SUITE",
     "Figure",
     "Report",
     "Settings",
+    "Target",
     "format_value",
     "mcp_client_probe",
     "episode_memory_probe",
     "memory_probe",
     "percentile",
     "run_bench",
+    "target",
 ]

@@ -6,13 +6,29 @@ finite number, budgets carry a PASS/MISS status and ratios to the in-run floors 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
+from collections.abc import Mapping
+from typing import Any
 
 import pytest
 
-from enterprise_envs.bench import GROUPS, Report, percentile, run_bench
+from enterprise_envs.bench import (
+    GROUPS,
+    QUICK,
+    SUITE,
+    Report,
+    Target,
+    _lookup_figure,
+    _restore_figure,
+    _tool_figures,
+    percentile,
+    run_bench,
+    target,
+)
 from enterprise_envs.cli import build_parser, main
+from enterprise_envs.mocks._core.conventions import Call, SurfaceCalls, Workload
 
 EXPECTED = {
     "restore.tiny",
@@ -155,3 +171,94 @@ def test_percentile() -> None:
     assert percentile([1.0, 2.0, 3.0, 4.0], 0.5) == 2.5
     assert percentile([5.0], 0.9) == 5.0
     assert math.isnan(percentile([], 0.5))
+
+
+def test_the_figures_are_driven_by_the_declared_workload(report: Report) -> None:
+    """The suite's first system's workload names what is called; the bench names nothing itself."""
+    measured = target()
+    assert report.settings.suite == SUITE and measured.env_id == SUITE
+    workload = measured.workload
+    assert workload is measured.system.conventions.workload
+    assert workload.table in measured.system.catalog
+    table = measured.system.catalog[workload.table]
+    row = {spec.name: "x" for spec in table.fields}
+    for surface, calls in workload.surfaces.items():
+        read, write = calls.read(row)[0], calls.write(row, "text")[0]
+        assert (
+            f"Backend.call({read}) on the {surface} surface"
+            in report.figure(f"tool.{surface}.read").description
+        )
+        assert f"Backend.call({write}) on the {surface}" in report.figure(f"tool.{surface}.write").description
+    assert f"JSON tool call: {workload.surfaces[workload.surface].read(row)[0]}" in (
+        report.figure("step.tool").description
+    )
+    assert f" by {table.key_field}," in report.figure("baseline.sqlite_lookup").description
+    assert f"on {SUITE}," in report.figure("reset.default").description
+    with pytest.raises(KeyError):
+        target("Nonsense-v0")
+
+
+def _keyval_workload() -> Workload:
+    """A second system's workload, declared as data here: the bench needs no code for it."""
+
+    def entry(row: Mapping[str, Any]) -> dict[str, Any]:
+        return {"space": row["space"], "name": row["name"]}
+
+    def episode_writes(store: Any, row: Mapping[str, Any]) -> tuple[Call, ...]:
+        return (
+            ("put_entry", {"space": row["space"], "name": "bench-restore", "value": "new"}),
+            ("put_entry", {**entry(row), "value": "changed"}),
+        )
+
+    return Workload(
+        table="entry",
+        where="space != 'finance'",  # a space only its owners may write
+        surfaces={
+            "typed": SurfaceCalls(
+                read=lambda row: ("get_entry", entry(row)),
+                write=lambda row, text: ("put_entry", {**entry(row), "value": text}),
+            ),
+            "rest": SurfaceCalls(
+                read=lambda row: ("get_record", {"collection": "entry", "id": row["id"]}),
+                write=lambda row, text: (
+                    "update_record",
+                    {"collection": "entry", "id": row["id"], "data": {"value": text}},
+                ),
+            ),
+        },
+        episode_writes=episode_writes,
+        message="Which space is the entry in?",
+        scenario="kv.store_value",
+        call_scenario="kv.store_value",
+    )
+
+
+def test_a_second_system_declares_a_workload_and_needs_no_bench_code() -> None:
+    from tests.kv_system import SYSTEM as KEYVAL
+
+    workload = _keyval_workload()
+    conventions = dataclasses.replace(KEYVAL.conventions, workload=workload)
+    system = dataclasses.replace(KEYVAL, conventions=conventions)
+    measured = Target("Keyval-v0", system, workload)
+    settings = dataclasses.replace(QUICK, warmup=1, repeats=3, tool_repeats=3)
+    figures = [
+        *(figure for surface in workload.surfaces for figure in _tool_figures(measured, surface, settings)),
+        _restore_figure(measured, "tiny", settings),
+        _lookup_figure(measured, settings),
+    ]
+    by_name = {figure.name: figure for figure in figures}
+    assert set(by_name) == {
+        "tool.typed.read",
+        "tool.typed.write",
+        "tool.rest.read",
+        "tool.rest.write",
+        "restore.tiny",
+        "baseline.sqlite_lookup",
+    }
+    assert "Backend.call(get_entry) on the typed surface" in by_name["tool.typed.read"].description
+    assert "Backend.call(update_record) on the rest surface" in by_name["tool.rest.write"].description
+    assert by_name["tool.typed.read"].budget == 200.0 and by_name["tool.rest.read"].budget is None
+    assert by_name["restore.tiny"].extra["restored_by"] == "rollback"
+    assert "one entry row by id" in by_name["baseline.sqlite_lookup"].description
+    for figure in figures:
+        assert len(figure.samples) == 3 and all(value > 0 for value in figure.samples), figure.name

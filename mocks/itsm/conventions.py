@@ -2,7 +2,7 @@
 
 Facts from the Table API samples in ``spec/``: 32-hex ``sys_id`` keys, record numbers as a
 prefix and seven digits from 0010001 on a fresh instance, ``YYYY-MM-DD HH:MM:SS`` date-times
-in UTC, a Table API for any table's rows.
+in UTC, a Table API for any table's rows. What the bench times is in ``workload.py``.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from enterprise_envs.mocks._core.conventions import (
 )
 from enterprise_envs.mocks._core.people import Person
 from enterprise_envs.mocks._core.store import Store
+from enterprise_envs.mocks.itsm.workload import ITSM_WORKLOAD
 
 #: How ServiceNow stores and returns a date-time (UTC), for ITSM code that writes or parses one.
 DATETIME_FORMAT = "%Y-%m-%d %H:%M:%S"
@@ -79,6 +80,7 @@ ITSM_CONVENTIONS = Conventions(
         roles_field="roles",
         privileged_role="admin",
     ),
+    workload=ITSM_WORKLOAD,
 )
 
 
