@@ -127,3 +127,147 @@ def test_the_overlay_names_the_key_field() -> None:
     # Without one, the key is ``id``: a document describing no ``id`` is refused by name.
     with pytest.raises(ValueError, match="no key field 'id'"):
         catalog_from_openapi("kv", DOCUMENT, {k: v for k, v in OVERLAY.items() if k != "key"}, NUMBERED)
+
+
+# -- records that nest: $ref, allOf, anyOf, enum, formats, flattening (the identity system's needs) --
+
+NESTED = {
+    "components": {
+        "schemas": {
+            "Account": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string", "readOnly": True},
+                    "state": {"$ref": "#/components/schemas/AccountState"},
+                    "opened": {"type": "string", "format": "date-time", "readOnly": True},
+                    "seen": {"allOf": [{"$ref": "#/components/schemas/Stamp"}, {"description": "Last seen"}]},
+                    "tries": {"type": "integer"},
+                    "vip": {"type": "boolean"},
+                    "card": {"$ref": "#/components/schemas/Card"},
+                    "secrets": {"type": "object", "properties": {"pin": {"type": "string"}}},
+                    "tags": {"type": "array", "items": {"type": "string"}},
+                    "links": {"type": "array", "items": {"$ref": "#/components/schemas/Link"}},
+                    "beta": {"type": "string"},
+                    "_links": {"allOf": [{"$ref": "#/components/schemas/Link"}]},
+                },
+            },
+            "AccountState": {"type": "string", "enum": ["OPEN", "FROZEN", None], "readOnly": True},
+            "Stamp": {"type": "string", "format": "date-time"},
+            "Card": {
+                "type": "object",
+                "properties": {
+                    "holder": {"type": "string", "maxLength": 40},
+                    "ownerId": {"type": "string"},
+                    "issuer": {"$ref": "#/components/schemas/Issuer"},
+                },
+            },
+            "Issuer": {
+                "readOnly": True,
+                "anyOf": [
+                    {"type": "object", "properties": {"kind": {"type": "string", "enum": ["BANK", "SHOP"]}}},
+                    {
+                        "type": "object",
+                        "properties": {"kind": {"type": "string"}, "region": {"type": "string"}},
+                    },
+                ],
+            },
+            "Link": {"type": "object", "properties": {"href": {"type": "string"}}},
+            "Event": {
+                "type": "object",
+                "properties": {"uuid": {"type": "string"}, "what": {"type": "string"}},
+            },
+        }
+    }
+}
+
+NESTED_OVERLAY = tomllib.loads(
+    """
+[schemas]
+account = "Account"
+event = "Event"
+
+[kinds]
+reference_schemas = []
+
+[kinds.references]
+ownerId = "account"
+
+[tables.keys]
+event = "uuid"
+
+[tables.display]
+account = "holder"
+event = "what"
+
+[tables.flatten.account]
+card = "{name}"
+"card.issuer" = "issuer{Name}"
+
+[tables.omit]
+account = ["beta", "not.in.this.release"]
+
+[tables.json]
+account = ["links"]
+"""
+)
+
+
+def test_nested_records_become_columns_by_the_overlays_naming_rule() -> None:
+    catalog = catalog_from_openapi("nest", NESTED, NESTED_OVERLAY)
+    table = catalog["account"]
+    # Key first, then by name: flattened scalars, kept JSON; no object, array, omitted or link field.
+    assert table.columns == (
+        "id", "holder", "issuerKind", "issuerRegion", "links", "opened", "ownerId", "seen", "state", "tries",
+        "vip",
+    )  # fmt: skip
+    kinds = {spec.name: spec.kind for spec in table.fields}
+    assert kinds == {
+        "id": "string", "holder": "string", "issuerKind": "choice", "issuerRegion": "string",
+        "links": "string", "opened": "datetime", "ownerId": "reference", "seen": "datetime",
+        "state": "choice", "tries": "integer", "vip": "boolean",
+    }  # fmt: skip
+    field = table.field
+    # An enum (through a $ref, or an anyOf alternative) is a choice list, each value its own label.
+    assert dict(field("state").choices) == {"OPEN": "OPEN", "FROZEN": "FROZEN"}
+    assert dict(field("issuerKind").choices) == {"BANK": "BANK", "SHOP": "SHOP"}
+    # readOnly holds for the property and for everything under a read-only object.
+    assert field("id").read_only and field("state").read_only and field("opened").read_only
+    assert field("issuerKind").read_only and field("issuerRegion").read_only
+    assert not field("holder").read_only and not field("seen").read_only
+    assert field("holder").max_length == 40 and field("ownerId").reference == "account"
+    # camelCase names read as words; an explicit label would win.
+    assert field("ownerId").label == "Owner id" and field("issuerRegion").label == "Issuer region"
+    assert catalog["event"].key_field == "uuid" and catalog["event"].columns == ("uuid", "what")
+
+
+def test_without_reference_schemas_an_allof_is_still_a_reference() -> None:
+    """The legacy rule ITSM's derived document relies on: a reference is wrapped in allOf."""
+    overlay = {
+        **NESTED_OVERLAY,
+        "kinds": {"references": {"seen": "account", "_links": "account", "ownerId": "account"}},
+    }
+    table = catalog_from_openapi("nest", NESTED, overlay)["account"]
+    assert table.field("seen").kind == "reference" and table.field("seen").reference == "account"
+    assert table.field("_links").kind == "reference"  # an allOf of an object: a reference all the same
+    # With reference_schemas naming Stamp, a $ref to it alone or in an allOf marks a reference.
+    marked = {**NESTED_OVERLAY, "kinds": {"reference_schemas": ["Stamp"], "references": {"seen": "account"}}}
+    table = catalog_from_openapi("nest", NESTED, marked)["account"]
+    assert table.field("seen").kind == "reference" and "_links" not in table
+
+
+def test_an_overlay_naming_what_the_document_lacks_or_two_names_for_one_column_is_refused() -> None:
+    missing = {
+        **NESTED_OVERLAY,
+        "tables": {**NESTED_OVERLAY["tables"], "flatten": {"account": {"wallet": "{name}"}}},
+    }
+    with pytest.raises(ValueError, match="paths the document lacks: \\['wallet'\\]"):
+        catalog_from_openapi("nest", NESTED, missing)
+    clash = {
+        **NESTED_OVERLAY,
+        "tables": {**NESTED_OVERLAY["tables"], "flatten": {"account": {"card": "tries"}}},
+    }
+    with pytest.raises(ValueError, match="two properties make the column 'tries'"):
+        catalog_from_openapi("nest", NESTED, clash)
+    cycle = {"components": {"schemas": {"Loop": {"$ref": "#/components/schemas/Loop"}}}}
+    with pytest.raises(ValueError, match="circular reference"):
+        catalog_from_openapi("nest", cycle, {"schemas": {"loop": "Loop"}})

@@ -1,0 +1,134 @@
+"""Identity: an identity provider mocked from Okta's published Management API.
+
+``IDENTITY`` is the system object: its catalog (``tables.py``, from Okta's dated OpenAPI
+description derived into ``spec/``), seeded world (``world/``), conventions (Okta's ids, times
+and words), error envelope (``errors.py``), access policy (``access.py``, a placeholder until
+the service layer) and identities. It has no tool surfaces yet, so it is not exported as
+``SYSTEM``: the registry discovers systems by that name, and a system without surfaces or
+scenarios has nothing to serve. Use it directly (``World([ITSM, IDENTITY])`` with a surface
+added) until the surfaces and scenarios land.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from enterprise_envs.mocks._core.access import Identity
+from enterprise_envs.mocks._core.models import build_models
+from enterprise_envs.mocks._core.store import Store
+from enterprise_envs.mocks._core.system import System
+from enterprise_envs.mocks.identity.access import SUPER_ADMIN, IdentityAccessPolicy
+from enterprise_envs.mocks.identity.conventions import IDENTITY_CONVENTIONS, identity_directory, short_name
+from enterprise_envs.mocks.identity.errors import render_error
+from enterprise_envs.mocks.identity.tables import CURRENT_VERSION, identity_catalog
+
+#: The simulated "now" of every identity world at reset (the same as ITSM's, so a World of both
+#: starts at one time).
+IDENTITY_EPOCH = datetime(2026, 3, 2, 9, 0, 0, tzinfo=UTC)
+
+#: Instance settings: vendor behaviour that varies by org or release.
+IDENTITY_SETTINGS: dict[str, Any] = {
+    # The dated release of Okta's description the catalog (and later the surfaces) follow.
+    "spec_version": CURRENT_VERSION,
+    # Base URL of the org, for links and Link headers.
+    "org_url": "https://example.okta.com",
+}
+
+CATALOG = identity_catalog()
+METADATA, MODELS = build_models(CATALOG)
+
+#: The agent's account (its login's short name) and the one scenario setup acts as.
+AGENT_LOGIN = "it-helpdesk"
+SETUP_LOGIN = "okta-admin"
+
+
+def find_user(store: Store, login: str) -> dict[str, str] | None:
+    """The user with this login, or with this short name if exactly one has it (as Okta signs in)."""
+    user = store.find_one("user", "login", login)
+    if user is not None or "@" in login:
+        return user
+    matches = store.select("user", "login LIKE ? ESCAPE '\\'", (_like_prefix(login) + "@%",), limit=2)
+    return matches[0] if len(matches) == 1 else None
+
+
+def _like_prefix(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def roles_of(store: Store, user_id: str) -> list[str]:
+    """The admin role types a user holds: assigned to them, or to a group they are a member of."""
+    rows = store.conn.execute(
+        """
+        SELECT DISTINCT r.type FROM role_assignment r
+        WHERE r.status = 'ACTIVE' AND (
+            r."userId" = ?
+            OR r."groupId" IN (SELECT m."groupId" FROM group_member m WHERE m."userId" = ?)
+        )
+        ORDER BY r.type
+        """,
+        (user_id, user_id),
+    ).fetchall()
+    return [row[0] for row in rows]
+
+
+def identity_of(store: Store, user: dict[str, str]) -> Identity:
+    """The identity a user acts as (its admin roles; ``SUPER_ADMIN`` holds every right)."""
+    roles = roles_of(store, user["id"])
+    return Identity.of(user["id"], user["login"], roles, superuser=SUPER_ADMIN in roles)
+
+
+def _user_identity(store: Store, login: str) -> Identity | None:
+    user = find_user(store, login)
+    return None if user is None else identity_of(store, user)
+
+
+def _agent_identity(store: Store) -> Identity:
+    identity = _user_identity(store, AGENT_LOGIN)
+    if identity is None:
+        raise RuntimeError("the identity world has no help-desk agent account")
+    return identity
+
+
+def _build_world(build) -> None:  # noqa: ANN001  (WorldBuild; imported lazily to keep import light)
+    from enterprise_envs.mocks.identity.world import build_identity_world
+
+    build_identity_world(build)
+
+
+IDENTITY = System(
+    name="identity",
+    catalog=CATALOG,
+    metadata=METADATA,
+    build_world=_build_world,
+    epoch=IDENTITY_EPOCH,
+    # The rest (Management API) and typed surfaces come with the service layer.
+    surfaces={},
+    render_error=render_error,
+    access=IdentityAccessPolicy(),
+    agent_identity=_agent_identity,
+    user_identity=_user_identity,
+    settings=IDENTITY_SETTINGS,
+    # Okta's query syntax and ids among their rivals.
+    hostile_text={
+        "filter-terms": 'status eq "ACTIVE" and ',
+        "search-terms": 'profile.login sw "a" or ',
+        "user-ids": "00u1a2b3c4d5e6f7g8h9 or 00u9h8g7f6e5d4c3b2a1, ",
+    },
+    conventions=IDENTITY_CONVENTIONS,
+    directory=identity_directory,
+    setup_user=SETUP_LOGIN,
+)
+
+__all__ = [
+    "AGENT_LOGIN",
+    "IDENTITY",
+    "IDENTITY_EPOCH",
+    "IDENTITY_SETTINGS",
+    "MODELS",
+    "SETUP_LOGIN",
+    "find_user",
+    "identity_of",
+    "roles_of",
+    "short_name",
+]

@@ -1,0 +1,123 @@
+"""Okta's error envelope and the errors its Management API answers with.
+
+Every error body is ``{errorCode, errorSummary, errorLink, errorId, errorCauses}``, as the
+captured 404s and 403s show (``spec/observed/``)::
+
+    {"errorCode": "E0000007", "errorSummary": "Not found: Resource not found: 00usfhrjbkppPBkoY4x6 (User)",
+     "errorLink": "E0000007", "errorId": "oaeMzddieo5QvW8lOZVv0uV6w", "errorCauses": []}
+
+``errorLink`` repeats the code (it does in every capture). Codes and summaries: E0000007,
+E0000015, E0000032 and E0000038 are captured; E0000001, E0000006, E0000009, E0000010 and
+E0000047 are from Okta's published error-code reference.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from enterprise_envs.mocks._core.errors import ErrorKind, ToolError
+from enterprise_envs.mocks.identity.conventions import error_id
+
+
+@dataclass
+class OktaError(ToolError):
+    """A ToolError carrying Okta's own code and causes.
+
+    ``message`` is the ``errorSummary``; ``detail`` joins the causes (for logs and the
+    generic layers that read it).
+
+    Attributes:
+        code: The ``errorCode`` (``E0000007``).
+        causes: Each ``errorCauses`` entry's ``errorSummary``.
+    """
+
+    code: str = ""
+    causes: tuple[str, ...] = ()
+
+
+#: The code an error the generic layers raise (schema validation, an injected fault) gets, and
+#: the summary of the kinds whose summary Okta fixes.
+_KIND_CODES: dict[ErrorKind, tuple[str, str | None]] = {
+    ErrorKind.INVALID_ARGUMENT: ("E0000001", None),
+    ErrorKind.NOT_FOUND: ("E0000007", None),
+    ErrorKind.PERMISSION_DENIED: ("E0000006", "You do not have permission to perform the requested action"),
+    ErrorKind.CONFLICT: ("E0000001", None),
+    ErrorKind.RATE_LIMITED: ("E0000047", "API call exceeded rate limit due to too many requests."),
+    ErrorKind.UNAVAILABLE: ("E0000010", "Service is in read only mode"),
+    ErrorKind.TIMEOUT: ("E0000009", "Internal Server Error"),
+    ErrorKind.INTERNAL: ("E0000009", "Internal Server Error"),
+}
+
+
+def render_error(error: ToolError) -> dict[str, Any]:
+    """Okta's error body for any failed call.
+
+    An :class:`OktaError` says its code and causes; another ToolError (from the call pipeline:
+    a malformed argument, an injected 429) takes its kind's code, the kind's fixed summary or
+    its own message, and its detail as the one cause.
+    """
+    if isinstance(error, OktaError):
+        code, summary, causes = error.code, error.message, list(error.causes)
+    else:
+        code, fixed = _KIND_CODES[error.kind]
+        summary = fixed or error.message
+        causes = [error.detail] if error.detail else []
+    return {
+        "errorCode": code,
+        "errorSummary": summary,
+        "errorLink": code,
+        "errorId": error_id(code, summary, *causes),
+        "errorCauses": [{"errorSummary": cause} for cause in causes],
+    }
+
+
+def okta_error(
+    kind: ErrorKind, code: str, summary: str, causes: tuple[str, ...] = (), status: int = 0
+) -> OktaError:
+    """An error in Okta's words."""
+    return OktaError(kind, summary, "; ".join(causes) or None, status=status, code=code, causes=causes)
+
+
+def resource_not_found(key: str, kind: str) -> OktaError:
+    """404 E0000007 for an id that names nothing (``kind`` as Okta names it: ``User``, ``UserGroup``)."""
+    return okta_error(ErrorKind.NOT_FOUND, "E0000007", f"Not found: Resource not found: {key} ({kind})")
+
+
+def access_denied() -> OktaError:
+    """403 E0000006: the caller's admin role does not allow this."""
+    return okta_error(
+        ErrorKind.PERMISSION_DENIED, "E0000006", "You do not have permission to perform the requested action"
+    )
+
+
+def feature_not_permitted() -> OktaError:
+    """401 E0000015 (captured for a feature the org's admin may not use)."""
+    return okta_error(
+        ErrorKind.PERMISSION_DENIED,
+        "E0000015",
+        "You do not have permission to access the feature you are requesting",
+        status=401,
+    )
+
+
+def not_allowed_in_status() -> OktaError:
+    """403 E0000038: a lifecycle operation the user's current status does not allow."""
+    return okta_error(
+        ErrorKind.PERMISSION_DENIED, "E0000038", "This operation is not allowed in the user's current status."
+    )
+
+
+def unlock_not_allowed() -> OktaError:
+    """403 E0000032: unlocking a user who is not locked out."""
+    return okta_error(
+        ErrorKind.PERMISSION_DENIED,
+        "E0000032",
+        "Unlock is not allowed for this user.",
+        ("The user is not locked out.",),
+    )
+
+
+def validation_failed(field: str, cause: str) -> OktaError:
+    """400 E0000001: a value Okta's validation refuses (``Api validation failed: login``)."""
+    return okta_error(ErrorKind.INVALID_ARGUMENT, "E0000001", f"Api validation failed: {field}", (cause,))
