@@ -109,7 +109,7 @@ def _audit(args: argparse.Namespace) -> int:
 def _bench(args: argparse.Namespace) -> int:
     from enterprise_envs.bench import run_bench
 
-    report = run_bench(quick=args.quick, only=args.only, progress=sys.stderr)
+    report = run_bench(quick=args.quick, only=args.only, progress=sys.stderr, suite=args.suite)
     if args.out:
         Path(args.out).write_text(report.to_json() + "\n", encoding="utf-8")
     print(report.to_json() if args.json else report.to_text())
@@ -197,6 +197,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--quick", action="store_true", help="few repeats, small N, tiny/default only")
     bench.add_argument("--json", action="store_true", help="print the report as JSON")
     bench.add_argument("--out", default=None, help="also write the JSON report to this file")
+    bench.add_argument(
+        "--suite", default="ITSM-v0", help="the Gym id whose first system is measured (its declared workload)"
+    )
     bench.add_argument(
         "--only",
         nargs="+",
