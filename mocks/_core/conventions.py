@@ -192,8 +192,9 @@ class Conventions:
         formats: Date and time formats.
         vocabulary: What people call its objects.
         audit: Hints for the audit's probes.
-        new_id: Draws a new record key from a seeded stream (world building and episodes); its
-            keys must match ``id_pattern``.
+        new_id: Draws a new record key for a table from a seeded stream (world building and
+            episodes): ``new_id(rng, table)``, ``table`` being ``""`` when the caller names none;
+            its keys must match ``id_pattern``. A system with one key shape ignores the table.
         workload: What the performance bench drives on the system (None: it cannot be benched).
     """
 
@@ -202,7 +203,7 @@ class Conventions:
     formats: Formats = field(default_factory=Formats)
     vocabulary: Vocabulary = field(default_factory=Vocabulary)
     audit: AuditHints = field(default_factory=AuditHints)
-    new_id: Callable[[random.Random], str] = hex_id
+    new_id: Callable[[random.Random, str], str] = hex_id
     workload: Workload | None = None
 
     def is_id(self, text: str) -> bool:

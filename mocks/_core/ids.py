@@ -15,9 +15,18 @@ def seeded_rng(*parts: object) -> random.Random:
     return random.Random(":".join(str(part) for part in parts))
 
 
-def hex_id(rng: random.Random) -> str:
-    """A 32-character lowercase hex id from 128 random bits (the default record key)."""
+def hex_id(rng: random.Random, table: str = "") -> str:
+    """A 32-character lowercase hex id from 128 random bits (the default record key).
+
+    Args:
+        rng: The stream to draw from.
+        table: The table the key is for; every table's keys have this one shape, so it is unused.
+    """
     return f"{rng.getrandbits(128):032x}"
+
+
+#: A system's key maker: ``(stream, table) -> key``; ``table`` is ``""`` when the caller names none.
+NewId = Callable[[random.Random, str], str]
 
 
 class IdFactory:
@@ -25,18 +34,20 @@ class IdFactory:
 
     Args:
         rng: The stream to draw from; the world builder and each episode pass their own.
-        new_id: Draws one key from the stream (``Conventions.new_id``; default :func:`hex_id`).
+        new_id: Draws one key from the stream for a table (``Conventions.new_id``; default
+            :func:`hex_id`). A system whose keys differ by table (Okta's ``00u`` users, ``00g``
+            groups) reads the table; one with a single key shape ignores it.
     """
 
     __slots__ = ("_new_id", "_rng")
 
-    def __init__(self, rng: random.Random, new_id: Callable[[random.Random], str] = hex_id) -> None:
+    def __init__(self, rng: random.Random, new_id: NewId = hex_id) -> None:
         self._rng = rng
         self._new_id = new_id
 
-    def new(self) -> str:
-        """A new record key."""
-        return self._new_id(self._rng)
+    def new(self, table: str = "") -> str:
+        """A new record key for a row of ``table`` (``""``: the caller names no table)."""
+        return self._new_id(self._rng, table)
 
     # The name ITSM's services and world builder call (ServiceNow keys are sys_ids).
     sys_id = new

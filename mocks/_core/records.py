@@ -410,7 +410,7 @@ class RecordEngine:
         made = dict(new)
         new.update(cleaned)
         key_field = spec.key_field
-        key = new[key_field] = ctx.ids.new()
+        key = new[key_field] = ctx.ids.new(table)
         ctx.store.record_new_defaults(table, key, made, cleaned)
         if spec.number_prefix:
             new[self.number_field] = ctx.next_number(table)
@@ -497,7 +497,7 @@ class RecordEngine:
         spec = ctx.store.catalog[table]
         new: Row = {name: "" for name in spec.columns}
         new.update(values)
-        key = new[spec.key_field] = ctx.ids.new()
+        key = new[spec.key_field] = ctx.ids.new(table)
         if spec.number_prefix:
             new[self.number_field] = ctx.next_number(table)
         self._stamp(ctx, spec, new, True)

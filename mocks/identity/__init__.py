@@ -1,12 +1,12 @@
 """Identity: an identity provider mocked from Okta's published Management API.
 
-``IDENTITY`` is the system object: its catalog (``tables.py``, from Okta's dated OpenAPI
-description derived into ``spec/``), seeded world (``world/``), conventions (Okta's ids, times
-and words), error envelope (``errors.py``), access policy (``access.py``, a placeholder until
-the service layer) and identities. It has no tool surfaces yet, so it is not exported as
-``SYSTEM``: the registry discovers systems by that name, and a system without surfaces or
-scenarios has nothing to serve. Use it directly (``World([ITSM, IDENTITY])`` with a surface
-added) until the surfaces and scenarios land.
+``IDENTITY`` (exported as ``SYSTEM``, so the registry discovers it) is the system object: its
+catalog (``tables.py``, from Okta's dated OpenAPI description derived into ``spec/``), seeded
+world (``world/``), conventions (Okta's ids, times and words), error envelope (``errors.py``),
+record engine (``records.py``), service layer (``services/``: the user lifecycle, membership,
+apps, factors, lists), surfaces (``surfaces/``: ``rest``, Okta's Management API by
+``operationId``, and ``typed``, task-level tools), access policy (``access.py``: the help-desk
+administrator's rights), notifications (``notifications.py``) and identities.
 """
 
 from __future__ import annotations
@@ -14,13 +14,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from enterprise_envs.mocks._core.access import Identity
 from enterprise_envs.mocks._core.models import build_models
 from enterprise_envs.mocks._core.store import Store
 from enterprise_envs.mocks._core.system import System
-from enterprise_envs.mocks.identity.access import SUPER_ADMIN, IdentityAccessPolicy
+from enterprise_envs.mocks.identity import services as _services  # noqa: F401  (registers table rules)
+from enterprise_envs.mocks.identity.access import SUPER_ADMIN, IdentityAccessPolicy, OrgIdentity, roles_of
 from enterprise_envs.mocks.identity.conventions import IDENTITY_CONVENTIONS, identity_directory, short_name
 from enterprise_envs.mocks.identity.errors import render_error
+from enterprise_envs.mocks.identity.notifications import IDENTITY_NOTIFICATIONS
 from enterprise_envs.mocks.identity.tables import CURRENT_VERSION, identity_catalog
 
 #: The simulated "now" of every identity world at reset (the same as ITSM's, so a World of both
@@ -56,34 +57,18 @@ def _like_prefix(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def roles_of(store: Store, user_id: str) -> list[str]:
-    """The admin role types a user holds: assigned to them, or to a group they are a member of."""
-    rows = store.conn.execute(
-        """
-        SELECT DISTINCT r.type FROM role_assignment r
-        WHERE r.status = 'ACTIVE' AND (
-            r."userId" = ?
-            OR r."groupId" IN (SELECT m."groupId" FROM group_member m WHERE m."userId" = ?)
-        )
-        ORDER BY r.type
-        """,
-        (user_id, user_id),
-    ).fetchall()
-    return [row[0] for row in rows]
-
-
-def identity_of(store: Store, user: dict[str, str]) -> Identity:
-    """The identity a user acts as (its admin roles; ``SUPER_ADMIN`` holds every right)."""
+def identity_of(store: Store, user: dict[str, str]) -> OrgIdentity:
+    """The identity a user acts as: their admin roles (``SUPER_ADMIN`` holds every right) and org."""
     roles = roles_of(store, user["id"])
-    return Identity.of(user["id"], user["login"], roles, superuser=SUPER_ADMIN in roles)
+    return OrgIdentity(user["id"], user["login"], frozenset(roles), SUPER_ADMIN in roles, org=store)
 
 
-def _user_identity(store: Store, login: str) -> Identity | None:
+def _user_identity(store: Store, login: str) -> OrgIdentity | None:
     user = find_user(store, login)
     return None if user is None else identity_of(store, user)
 
 
-def _agent_identity(store: Store) -> Identity:
+def _agent_identity(store: Store) -> OrgIdentity:
     identity = _user_identity(store, AGENT_LOGIN)
     if identity is None:
         raise RuntimeError("the identity world has no help-desk agent account")
@@ -96,14 +81,25 @@ def _build_world(build) -> None:  # noqa: ANN001  (WorldBuild; imported lazily t
     build_identity_world(build)
 
 
+def _rest_surface():  # noqa: ANN202
+    from enterprise_envs.mocks.identity.surfaces.rest import build_rest_surface
+
+    return build_rest_surface()
+
+
+def _typed_surface():  # noqa: ANN202
+    from enterprise_envs.mocks.identity.surfaces.typed import build_typed_surface
+
+    return build_typed_surface()
+
+
 IDENTITY = System(
     name="identity",
     catalog=CATALOG,
     metadata=METADATA,
     build_world=_build_world,
     epoch=IDENTITY_EPOCH,
-    # The rest (Management API) and typed surfaces come with the service layer.
-    surfaces={},
+    surfaces={"rest": _rest_surface, "typed": _typed_surface},
     render_error=render_error,
     access=IdentityAccessPolicy(),
     agent_identity=_agent_identity,
@@ -115,10 +111,14 @@ IDENTITY = System(
         "search-terms": 'profile.login sw "a" or ',
         "user-ids": "00u1a2b3c4d5e6f7g8h9 or 00u9h8g7f6e5d4c3b2a1, ",
     },
+    notifications=IDENTITY_NOTIFICATIONS,
     conventions=IDENTITY_CONVENTIONS,
     directory=identity_directory,
     setup_user=SETUP_LOGIN,
 )
+
+#: The name the registry discovers a system by.
+SYSTEM = IDENTITY
 
 __all__ = [
     "AGENT_LOGIN",
@@ -127,6 +127,7 @@ __all__ = [
     "IDENTITY_SETTINGS",
     "MODELS",
     "SETUP_LOGIN",
+    "SYSTEM",
     "find_user",
     "identity_of",
     "roles_of",

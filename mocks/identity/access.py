@@ -1,22 +1,36 @@
-"""Who may do what in the identity mock: Okta's admin roles, as one policy (a placeholder).
+r"""Who may do what in the identity mock: Okta's admin roles, as one policy.
 
-Today: a ``SUPER_ADMIN`` may do everything (scenario setup acts as one); any other admin role
-(``HELP_DESK_ADMIN``, the agent's, ``READ_ONLY_ADMIN``, ...) reads everything and writes
-nothing; a user without an admin role sees the org's groups and apps, their own account and
-what hangs off it (factors, memberships, assignments, roles), and writes nothing. Refusals are
-Okta's: 403 E0000006 for a write, 404 E0000007 for a row the caller may not see.
+- ``SUPER_ADMIN`` may do everything (scenario setup acts as one).
+- ``HELP_DESK_ADMIN`` (the agent's role) reads everything and may:
 
-The help-desk administrator's writes (unlock, reset factors, membership of non-admin groups;
-never admin roles or admin groups) come with the service layer, which will replace
-:meth:`IdentityAccessPolicy._can_write`.
+  - run the lifecycle operations of users who hold no admin role: unlock, reset factors (or
+    unenroll one), reset and expire passwords, suspend and unsuspend, deactivate, and bring back a
+    deactivated or half-activated user (activate a ``DEPROVISIONED`` one, reactivate a
+    ``PROVISIONED`` or ``RECOVERY`` one); activating a ``STAGED`` (new) account is onboarding,
+    not the help desk's;
+  - add and remove members of ``OKTA_GROUP``s that hold no admin role, when the member holds
+    none either.
+
+  It may not touch a user holding an admin role (directly or through a group), a ``BUILT_IN``
+  group or one holding an admin role, edit a profile, assign apps or roles, or delete users.
+- Any other admin role reads everything and writes nothing (those roles' own rights are not
+  modelled).
+- A user without an admin role sees the org's groups and apps, their own account and what hangs
+  off it (factors, memberships, assignments, roles), and writes nothing.
+
+Refusals are Okta's: 403 E0000006 ``You do not have permission to perform the requested
+action`` for a write, 404 E0000007 for a row the caller may not see. Whether a target holds an
+admin role is read from the org the caller belongs to: identities are :class:`OrgIdentity`\\ s,
+built with their org's store (``identity_of``), so the policy can read roles at check time.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from enterprise_envs.mocks._core.access import Identity, Operation
-from enterprise_envs.mocks._core.store import Row
+from enterprise_envs.mocks._core.store import Row, Store
 from enterprise_envs.mocks.identity.errors import access_denied, resource_not_found
 
 #: The role holding every right.
@@ -45,6 +59,46 @@ ADMIN_ROLES = tuple(ROLE_LABELS)
 _PUBLIC_TABLES = frozenset({"group", "app"})
 #: Tables whose rows belong to one user through ``userId``.
 _OWNED_BY_USER = frozenset({"factor", "app_user", "group_member", "role_assignment"})
+#: User fields the lifecycle operations set: the only ones a help-desk administrator changes.
+LIFECYCLE_FIELDS = frozenset({"status", "statusChanged", "activated", "passwordChanged", "lastLogin"})
+#: Statuses an activation leads to (refused from STAGED to the help desk: onboarding).
+_ACTIVATED = frozenset({"ACTIVE", "PROVISIONED"})
+
+
+@dataclass(frozen=True)
+class OrgIdentity(Identity):
+    """An identity that knows its org, so the policy can read the roles of what it acts on.
+
+    Attributes:
+        org: The store of the org the identity belongs to (None: unknown, no scoped right holds).
+    """
+
+    org: Store | None = field(default=None, compare=False, hash=False, repr=False)
+
+
+def roles_of(store: Store, user_id: str) -> list[str]:
+    """The admin role types a user holds: assigned to them, or to a group they are a member of."""
+    rows = store.conn.execute(
+        """
+        SELECT DISTINCT r.type FROM role_assignment r
+        WHERE r.status = 'ACTIVE' AND (
+            r."userId" = ?
+            OR r."groupId" IN (SELECT m."groupId" FROM group_member m WHERE m."userId" = ?)
+        )
+        ORDER BY r.type
+        """,
+        (user_id, user_id),
+    ).fetchall()
+    return [row[0] for row in rows]
+
+
+def group_roles(store: Store, group_id: str) -> list[str]:
+    """The admin role types assigned to a group (its members hold them)."""
+    rows = store.conn.execute(
+        "SELECT DISTINCT type FROM role_assignment WHERE status = 'ACTIVE' AND \"groupId\" = ? ORDER BY type",
+        (group_id,),
+    ).fetchall()
+    return [row[0] for row in rows]
 
 
 def _is_admin(identity: Identity) -> bool:
@@ -72,15 +126,18 @@ class IdentityAccessPolicy:
         if row is not None and not self._can_read(identity, table, row):
             key = row.get("id") or row.get("uuid") or ""
             raise resource_not_found(key, _RESOURCE_KINDS.get(table, table))
-        if operation is Operation.READ:
+        if operation is Operation.READ or identity.has_role(SUPER_ADMIN):
             return
-        if not self._can_write(identity, operation, table, row, changes or {}):
-            raise access_denied()
+        if identity.has_role(HELP_DESK_ADMIN) and self._help_desk_may(
+            identity, operation, table, row, changes or {}
+        ):
+            return
+        raise access_denied()
 
     def _can_read(self, identity: Identity, table: str, row: Row) -> bool:
         return _is_admin(identity) or table in _PUBLIC_TABLES or _own(identity, table, row)
 
-    def _can_write(
+    def _help_desk_may(
         self,
         identity: Identity,
         operation: Operation,
@@ -88,8 +145,39 @@ class IdentityAccessPolicy:
         row: Row | None,
         changes: Mapping[str, str],
     ) -> bool:
-        # The placeholder: only a super administrator writes until the service layer's rules land.
-        return identity.has_role(SUPER_ADMIN)
+        org = getattr(identity, "org", None)
+        if org is None:
+            return False
+        facts = {**(row or {}), **changes}
+        if table == "user":
+            return (
+                operation is Operation.WRITE
+                and row is not None
+                and not roles_of(org, row["id"])
+                and set(changes) <= LIFECYCLE_FIELDS
+                and not (row["status"] == "STAGED" and changes.get("status") in _ACTIVATED)
+            )
+        if table == "factor":
+            owner = facts.get("userId", "")
+            return (
+                operation in (Operation.WRITE, Operation.DELETE)
+                and bool(owner)
+                and set(changes) <= {"status"}
+                and not roles_of(org, owner)
+            )
+        if table == "group_member":
+            if operation not in (Operation.CREATE, Operation.DELETE):
+                return False
+            group = org.get("group", facts.get("groupId", ""))
+            user_id = facts.get("userId", "")
+            return (
+                group is not None
+                and group["type"] == "OKTA_GROUP"
+                and not group_roles(org, group["id"])
+                and bool(user_id)
+                and not roles_of(org, user_id)
+            )
+        return False
 
     def row_filter(self, identity: Identity, table: str) -> tuple[str, tuple[str, ...]] | None:
         """Admins list every row; anyone else only their own."""

@@ -89,12 +89,22 @@ def factor_id(rng: random.Random, factor_type: str, provider: str) -> str:
     return okta_id(rng, FACTOR_ID_PREFIXES.get((factor_type, provider), "ufs"))
 
 
-def new_user_id(rng: random.Random) -> str:
-    """The generic engine's key maker (it asks for a key without naming the table): a user id.
+def new_id(rng: random.Random, table: str = "") -> str:
+    """The record engine's key maker: a new key in the shape of ``table``'s rows.
 
-    Code that creates other rows passes a key made with :func:`table_id`.
+    Users ``00u...``, groups ``00g...``, apps ``0oa...``, the pair tables' internal keys
+    (:data:`INTERNAL_ID_PREFIXES`), a System Log event's uuid (:func:`log_uuid`). A factor's
+    prefix depends on its type, which the table does not say: the engine's factor keys are
+    ``ufs...`` (the services never create factors). No table named: a user id.
+
+    Raises:
+        ValueError: The identity catalog has no such table.
     """
-    return okta_id(rng, ID_PREFIXES["user"])
+    if table == "log_event":
+        return log_uuid(rng)
+    if table == "factor":
+        return okta_id(rng, "ufs")
+    return table_id(rng, table or "user")
 
 
 def log_uuid(rng: random.Random) -> str:
@@ -163,7 +173,7 @@ _API_TERMS = (
 
 IDENTITY_CONVENTIONS = Conventions(
     id_pattern=ID_PATTERN,
-    new_id=new_user_id,
+    new_id=new_id,
     formats=Formats(datetime=DATETIME_FORMAT, date="%Y-%m-%d"),
     vocabulary=Vocabulary(
         record="account",
@@ -181,7 +191,7 @@ IDENTITY_CONVENTIONS = Conventions(
         },
     ),
     audit=AuditHints(
-        # The record tools come with the surfaces (not built yet): probes needing them skip.
+        # Okta has no generic record API (its surface is per object): probes needing one skip.
         record_api=None,
         login_fields=("login", "email"),
         lifecycle_fields=("status",),

@@ -7,8 +7,13 @@ captured 404s and 403s show (``spec/observed/``)::
      "errorLink": "E0000007", "errorId": "oaeMzddieo5QvW8lOZVv0uV6w", "errorCauses": []}
 
 ``errorLink`` repeats the code (it does in every capture). Codes and summaries: E0000007,
-E0000015, E0000032 and E0000038 are captured; E0000001, E0000006, E0000009, E0000010 and
-E0000047 are from Okta's published error-code reference.
+E0000015, E0000032 and E0000038 are captured; E0000001, E0000006, E0000009, E0000010,
+E0000031 and E0000047 are from Okta's published error-code reference.
+
+A 429 that the call pipeline's fault injector answers (before any identity code runs) is made
+Okta's here too: the body E0000047 without causes, and its rate-limit headers renamed to Okta's
+``X-Rate-Limit-Limit``/``-Remaining``/``-Reset`` (``Retry-After`` is kept: the shared ``wait``
+tool and the oracle read it).
 """
 
 from __future__ import annotations
@@ -63,6 +68,10 @@ def render_error(error: ToolError) -> dict[str, Any]:
         code, fixed = _KIND_CODES[error.kind]
         summary = fixed or error.message
         causes = [error.detail] if error.detail else []
+        if error.kind is ErrorKind.RATE_LIMITED:
+            # Okta's 429 names no cause; the injector's detail is another vendor's sentence.
+            causes = []
+            _okta_rate_headers(error.headers)
     return {
         "errorCode": code,
         "errorSummary": summary,
@@ -70,6 +79,27 @@ def render_error(error: ToolError) -> dict[str, Any]:
         "errorId": error_id(code, summary, *causes),
         "errorCauses": [{"errorSummary": cause} for cause in causes],
     }
+
+
+#: The generic fault injector's rate-limit headers and Okta's names for them.
+_RATE_HEADER_NAMES = {"X-RateLimit-Limit": "X-Rate-Limit-Limit", "X-RateLimit-Reset": "X-Rate-Limit-Reset"}
+
+
+def _okta_rate_headers(headers: dict[str, str]) -> None:
+    """Rename an injected 429's rate-limit headers to Okta's, in place (none remain: ``Remaining`` 0).
+
+    The call pipeline answers an injected fault with the error's own headers, after rendering its
+    body, so this is the one place an identity 429 gets Okta's headers. Headers Okta does not send
+    (the other vendor's rule id) are dropped; ``Retry-After`` stays for the shared ``wait`` tool.
+    """
+    if not any(name in headers for name in _RATE_HEADER_NAMES):
+        return
+    for generic, okta in _RATE_HEADER_NAMES.items():
+        if generic in headers:
+            headers[okta] = headers.pop(generic)
+    headers["X-Rate-Limit-Remaining"] = "0"
+    for name in [name for name in headers if name.startswith("X-RateLimit-")]:
+        del headers[name]
 
 
 def okta_error(
@@ -121,3 +151,27 @@ def unlock_not_allowed() -> OktaError:
 def validation_failed(field: str, cause: str) -> OktaError:
     """400 E0000001: a value Okta's validation refuses (``Api validation failed: login``)."""
     return okta_error(ErrorKind.INVALID_ARGUMENT, "E0000001", f"Api validation failed: {field}", (cause,))
+
+
+def invalid_search(cause: str) -> OktaError:
+    """400 E0000031: a ``filter`` or ``search`` expression Okta does not support (the reason as cause)."""
+    return okta_error(ErrorKind.INVALID_ARGUMENT, "E0000031", "Invalid search criteria.", (cause,))
+
+
+def invalid_parameter(name: str, cause: str) -> OktaError:
+    """400 E0000001 for a query parameter Okta refuses (a cursor it did not hand out)."""
+    return validation_failed(name, f"{name}: {cause}")
+
+
+def group_not_modifiable(group_type: str) -> OktaError:
+    """403 E0000006: membership of a group that is not an ``OKTA_GROUP`` cannot be changed.
+
+    Okta's description says memberships of ``APP_GROUP``s are the app import's to manage and
+    ``BUILT_IN`` groups are Okta's; the code and summary are Okta's refusal of an action.
+    """
+    return okta_error(
+        ErrorKind.PERMISSION_DENIED,
+        "E0000006",
+        "You do not have permission to perform the requested action",
+        (f"You can only modify memberships for groups of the OKTA_GROUP type, not {group_type}.",),
+    )

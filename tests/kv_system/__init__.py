@@ -46,8 +46,8 @@ METADATA, MODELS = build_models(CATALOG)
 _ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 
-def new_id(rng: random.Random) -> str:
-    """A Keyval id: ``kv_`` and twelve base-36 characters."""
+def new_id(rng: random.Random, table: str = "") -> str:
+    """A Keyval id: ``kv_`` and twelve base-36 characters, whatever the table."""
     return "kv_" + "".join(rng.choice(_ALPHABET) for _ in range(12))
 
 

@@ -169,7 +169,7 @@ def test_the_change_log_column_follows_a_shared_key_name() -> None:
 # -- a toy system: its own ids, numbers and times ----------------------------------------------------
 
 
-def _toy_id(rng: random.Random) -> str:
+def _toy_id(rng: random.Random, table: str = "") -> str:
     return f"k-{rng.getrandbits(32):08x}"
 
 
@@ -289,6 +289,15 @@ def test_numbering_ids_and_clock_take_any_convention() -> None:
     assert IdFactory(seeded_rng("x")).new() == f"{seeded_rng('x').getrandbits(128):032x}"
     assert Conventions().new_id is hex_id and IdFactory(seeded_rng("x")).sys_id() == hex_id(seeded_rng("x"))
     assert IdFactory(seeded_rng("x"), _toy_id).new() == _toy_id(seeded_rng("x"))
+    # The id maker is told the table (a system may shape keys per table); "" when none is named.
+    asked: list[str] = []
+
+    def per_table(rng: random.Random, table: str) -> str:
+        asked.append(table)
+        return f"{table or 'any'}-{rng.getrandbits(8)}"
+
+    ids = IdFactory(seeded_rng("x"), per_table)
+    assert ids.new("note").startswith("note-") and ids.sys_id().startswith("any-") and asked == ["note", ""]
     clock = SimClock(datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC), datetime_format="%Y%m%d%H%M%S")
     assert clock.now_text() == "20260102030405" and clock.parse("20260102030405") == clock.now()
     assert SimClock(clock.now()).now_text() == "2026-01-02T03:04:05Z"  # the neutral default

@@ -35,7 +35,7 @@ from enterprise_envs.mocks._core.tools import Surface, Tool, ToolKind, obj, stri
 # -- the shop --------------------------------------------------------------------------------------
 
 
-def _shop_id(rng: random.Random) -> str:
+def _shop_id(rng: random.Random, table: str = "") -> str:
     return f"s-{rng.getrandbits(32):08x}"
 
 

@@ -153,7 +153,13 @@ def test_the_mocks_ids_have_the_captured_shape_and_its_orgs_ending() -> None:
         assert IDENTITY.conventions.is_id(made)
     for (factor_type, provider), prefix in FACTOR_ID_PREFIXES.items():
         assert factor_id(rng, factor_type, provider).startswith(prefix)
-    assert IDENTITY.conventions.new_id(rng).startswith("00u")
+    # The engine's key maker is told the table: each table's rows get their own shape.
+    new_id = IDENTITY.conventions.new_id
+    assert new_id(rng, "").startswith("00u") and new_id(rng, "group").startswith("00g")
+    assert new_id(rng, "group_member").startswith("0gm") and new_id(rng, "factor").startswith("ufs")
+    assert re.fullmatch(UUID_PATTERN, new_id(rng, "log_event"))
+    with pytest.raises(ValueError):
+        new_id(rng, "nothing")
     uuid = log_uuid(rng)
     assert re.fullmatch(UUID_PATTERN, uuid) and uuid[14] == "1" and IDENTITY.conventions.is_id(uuid)
     with pytest.raises(ValueError):

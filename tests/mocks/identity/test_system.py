@@ -1,4 +1,4 @@
-"""The identity System object: what it declares, what it leaves for later, its placeholder access."""
+"""The identity System object: what it declares, how the registry serves it, who may read what."""
 
 from __future__ import annotations
 
@@ -30,12 +30,13 @@ def test_the_system_declares_what_the_shared_machinery_reads() -> None:
     assert IDENTITY.directory is not None and IDENTITY.setup_user == "okta-admin"
     assert IDENTITY.conventions.id_pattern and IDENTITY.render_error is render_error
     assert IDENTITY.settings["spec_version"] == "2026.06.3"
-    # No surface yet, so not exported as SYSTEM: the registry does not serve it.
-    assert dict(IDENTITY.surfaces) == {}
-    assert not hasattr(identity_package, "SYSTEM")
-    assert "identity" not in registry.systems()
-    with pytest.raises(KeyError, match="no surface 'typed'"):
-        IDENTITY.surface("typed")
+    # Exported as SYSTEM with both surfaces: the registry discovers it and a suite serves it.
+    assert set(IDENTITY.surfaces) == {"rest", "typed"}
+    assert identity_package.SYSTEM is IDENTITY and registry.systems()["identity"] is IDENTITY
+    assert registry.suite("Identity-v0").systems == ("identity",)
+    assert IDENTITY.notifications and IDENTITY.surface("rest").full_response
+    with pytest.raises(KeyError, match="no surface 'mcp'"):
+        IDENTITY.surface("mcp")
 
 
 def _row(backend: Backend, table: str, where: str = "1") -> dict[str, str]:
@@ -48,14 +49,15 @@ def _refused(policy: object, *args: object) -> dict:
     return render_error(caught.value) | {"status": caught.value.status}
 
 
-def test_the_placeholder_policy_lets_admins_read_and_only_a_super_admin_write(backend: Backend) -> None:
+def test_admins_read_everything_and_a_super_admin_writes_anything(backend: Backend) -> None:
     policy, agent = IDENTITY.access, backend.identity
     user = _row(backend, "user", "status = 'LOCKED_OUT'")
     for table in IDENTITY.catalog:
         row = _row(backend, table)
         policy.check(agent, Operation.READ, table, row)
         assert policy.row_filter(agent, table) is None
-    refused = _refused(policy, agent, Operation.WRITE, "user", user, {"status": "ACTIVE"})
+    # The help desk edits no profile (its rights are tested in test_access.py).
+    refused = _refused(policy, agent, Operation.WRITE, "user", user, {"title": "Lead"})
     assert refused["status"] == 403 and refused["errorCode"] == "E0000006"
     setup = IDENTITY.user_identity(backend.store, IDENTITY.setup_user)
     assert setup is not None
