@@ -280,6 +280,11 @@ class AllowEntry(_RowMatcher):
     label: str
     op: Op | list[Op] | None = Field(None, description="Default: any op.")
     attempted: bool = Field(False, description="Match writes the access check refused instead of changes.")
+    most: Annotated[int, Field(ge=1)] | None = Field(
+        None,
+        description="At most this many rows: a consequence that happens once per requested change "
+        "(the log entry of one reset); a repeat beyond it is not explained.",
+    )
 
     def ops(self) -> tuple[str, ...]:
         """The ops this entry allows."""
@@ -297,6 +302,12 @@ class ForbidEntry(AllowEntry):
     change, as it is; a refused insert has no row, so it matches only an entry without ``where``
     and ``fields``.
     """
+
+    @model_validator(mode="after")
+    def _no_most(self) -> ForbidEntry:
+        if self.most is not None:
+            raise ValueError("most bounds an allow entry; a forbid entry forbids any matching row")
+        return self
 
 
 class CommunicateCheck(_Strict):

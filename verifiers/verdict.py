@@ -243,6 +243,7 @@ def judge(
             label = f"{attempt.op} on {attempt.table}"
             evidence = f"refused {attempt.op} {attempt.label()}"
             results.append(RequirementResult(label, "attempt", False, evidence, (attempt.key,)))
+    results.extend(_bounded_allows(expectation, rows, assignment, claimed_keys))
     claimed_rows = {entry.id: [rows[i] for i in claims[e]] for e, entry in enumerate(entries) if entry.id}
     told = [_communicate_result(check, claimed_rows, transcript) for check in expectation.communicate]
     results.extend(told)
@@ -252,6 +253,33 @@ def judge(
         passed_claims and not uncaused and not any(forbidden) and all(result.passed for result in results)
     )
     return Verdict(passed, tuple(results), unexplained + uncaused, diff)
+
+
+def _bounded_allows(
+    expectation: Expectation, rows: list[RowChange], assignment: list[int | None], claims: Claims
+) -> list[RequirementResult]:
+    """Allow entries with ``most``: more unclaimed rows than that (no unbounded entry covering them) fail."""
+    allows = [allow for allow in expectation.allow if not allow.attempted]
+    unbounded = [allow for allow in allows if allow.most is None]
+    results = []
+    for allow in allows:
+        if allow.most is None:
+            continue
+        covered = [
+            rows[i]
+            for i, owner in enumerate(assignment)
+            if owner == ALLOW
+            and _allowed(allow, rows[i], claims)
+            and not any(_allowed(other, rows[i], claims) for other in unbounded)
+        ]
+        if len(covered) > allow.most:
+            evidence = f"{len(covered)} rows, at most {allow.most}: " + "; ".join(
+                f"{change.op} {change.label()}" for change in covered
+            )
+            results.append(
+                RequirementResult(allow.label, "allow", False, evidence, tuple(c.key for c in covered))
+            )
+    return results
 
 
 def _uncaused(diff: StateDiff) -> tuple[RowChange, ...]:

@@ -234,6 +234,23 @@ def test_allow_predicates_limit_what_is_allowed(itsm: Backend) -> None:
     assert [change.row_key for change in verdict.unexplained] == [second["sys_id"]]
 
 
+def test_an_allow_entry_with_most_explains_that_many_rows_and_no_more(itsm: Backend) -> None:
+    """A consequence that happens once per requested change (one log entry): a repeat fails by label."""
+    first, second = incidents(itsm, 2)
+    allow = {"label": "recategorized", "op": "update", "table": "incident", "fields": {"category": "database"}}
+    recategorize(itsm, first["number"])
+    assert verify(itsm.store, expect({"allow": [{**allow, "most": 1}]})).passed
+    recategorize(itsm, second["number"])
+    verdict = verify(itsm.store, expect({"allow": [{**allow, "most": 1}]}))
+    assert not verdict.passed
+    bounded = result_of(verdict, "recategorized")
+    assert not bounded.passed and bounded.evidence.startswith("2 rows, at most 1")
+    # An unbounded entry covering the same rows explains them.
+    assert verify(itsm.store, expect({"allow": [{**allow, "most": 1}, allow]})).passed
+    with pytest.raises(ValueError, match="most bounds an allow entry"):
+        expect({"forbid": [{**allow, "most": 1}]})
+
+
 def test_forbid_fails_by_label_even_when_allow_would_claim_the_row(itsm: Backend) -> None:
     incident = incidents(itsm, 1, "state = '2' AND urgency = '3' AND impact = '3'")[0]
     assert itsm.call("update_incident", {"number": incident["number"], "urgency": "1"}).ok  # priority moves
