@@ -26,9 +26,9 @@ YEAR = 365 * DAY
 #: Per world size: how many people the org has when it makes its own (with a people source, the
 #: source's), and how far back its history reaches.
 SIZES: dict[str, dict[str, int]] = {
-    "tiny": {"people": 40, "history_days": 120},
-    "default": {"people": 200, "history_days": 180},
-    "large": {"people": 5000, "history_days": 730},
+    "tiny": {"people": 40, "history_days": 120, "namesakes": 2},
+    "default": {"people": 200, "history_days": 180, "namesakes": 4},
+    "large": {"people": 5000, "history_days": 730, "namesakes": 40},
 }
 
 #: The help-desk agent's account (its login's short name): a Help Desk Administrator.

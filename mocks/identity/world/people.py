@@ -109,10 +109,28 @@ def _own_people(plan: Plan) -> list[UserPlan]:
         if is_head:
             heads[department["name"]] = user
         users.append(user)
+    _make_namesakes(plan, users, taken)
     users.sort(key=lambda user: user.short)
     for number, user in enumerate(users, start=100001):
         user.employee_number = str(number)
     return users
+
+
+def _make_namesakes(plan: Plan, users: list[UserPlan], taken: set[str]) -> None:
+    """A few pairs of staff who share a first and last name, in different departments.
+
+    Real directories have them, and a help desk that acts on a name alone picks the wrong
+    account; a world built from another system's people has that system's look-alikes instead.
+    """
+    staff = [user for user in users if user.manager is not None]
+    picks = plan.rng.sample(staff, min(len(staff), 2 * plan.sizes["namesakes"]))
+    for first, second in zip(picks[::2], picks[1::2], strict=False):
+        if first.department == second.department:
+            continue
+        taken.discard(second.short)
+        second.first_name, second.last_name = first.first_name, first.last_name
+        second.short = _unique_short(first.first_name, first.last_name, taken)
+        second.email = f"{second.short}@{second.domain}"
 
 
 def _service_accounts(plan: Plan, domain: str) -> list[UserPlan]:
