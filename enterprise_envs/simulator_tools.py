@@ -15,14 +15,20 @@ from typing import Any
 
 import gymnasium
 
+from enterprise_envs import registry
 from enterprise_envs.scenarios.users.fidelity import FidelityReport, Transcript, fidelity_report
 from enterprise_envs.scenarios.users.pilot import PilotReport, run_pilot
 from enterprise_envs.scenarios.users.turns import Message, UserTurn
 from enterprise_envs.verifiers.audit.trace import Run
 
 
+def _scenario_env(scenario_id: str, **kwargs: Any) -> gymnasium.Env:
+    """An env of the scenario's own suite (the first serving it), serving that scenario alone."""
+    return gymnasium.make(registry.suite_serving(scenario_id).env_id, scenario=scenario_id, **kwargs)
+
+
 def _instance_env(scenario_id: str, seed: int, user: str = "rules") -> gymnasium.Env:
-    env = gymnasium.make("ITSM-v0", scenario=scenario_id, user=user, persona_variants=False)
+    env = _scenario_env(scenario_id, user=user, persona_variants=False)
     env.reset(seed=seed)
     return env
 
@@ -64,7 +70,7 @@ def transcripts_from_runs(path: Path, canaries: dict[str, tuple[str, ...]] | Non
         scenario_id = record["scenario"]
         env = envs.get(scenario_id)
         if env is None:
-            env = envs[scenario_id] = gymnasium.make("ITSM-v0", scenario=scenario_id)
+            env = envs[scenario_id] = _scenario_env(scenario_id)
         env.reset(seed=record["seed"])
         instance = env.unwrapped.instance
         messages = [

@@ -46,11 +46,22 @@ def test_make_with_module_prefix_imports_the_package() -> None:
     assert result.stdout.strip() in registry.scenarios()
 
 
+def _suite_ids_registered() -> set[str]:
+    """Registered Gym ids naming a suite, plain or under any namespace (a stray duplicate shows)."""
+    names = set(registry.suites())
+    return {key for key in gymnasium.registry if key.rsplit("/", 1)[-1] in names}
+
+
 def test_registration_is_idempotent() -> None:
-    before = {key for key in gymnasium.registry if "ITSM" in key}
+    before = _suite_ids_registered()
     registry.register_envs()
     registry.register_envs()
-    assert {key for key in gymnasium.registry if "ITSM" in key} == before == set(ENV_IDS)
+    assert _suite_ids_registered() == before == set(ENV_IDS)
+    # Every suite, plain and namespaced, made by the one entry point for its own suite.
+    for suite in registry.suites().values():
+        for env_id in (suite.env_id, f"{registry.NAMESPACE}/{suite.env_id}"):
+            spec = gymnasium.registry[env_id]
+            assert (spec.entry_point, spec.kwargs) == (registry.ENTRY_POINT, {"suite": suite.env_id})
 
 
 def test_reset_info_carries_instructions_tools_and_budget() -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import json
 import time
+from functools import cache
 
 import gymnasium
 import pytest
@@ -19,19 +20,23 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import enterprise_envs  # noqa: F401
-from enterprise_envs import registry
 from enterprise_envs.actions import MAX_MESSAGE_CHARS
 from enterprise_envs.hostile import maximal, maximal_messages
+from enterprise_envs.mocks._core.tools import Surface
 from enterprise_envs.mocks.itsm import ITSM
+from tests.shipped import SCENARIOS, env_id_for
 from tests.strategies import HOSTILE_VALUES, RAW_JSON, RAW_TEXT, examples, from_schema
 
-SCENARIOS = sorted(registry.scenarios())
 SURFACES = ("typed", "rest")
 #: A step that takes this long has stalled (the budget is 50 ms; the bench measures the figure).
 #: Before the bounded readers, maximal messages took 1.4-3.3 s and a 32 KB one 8 s.
 STALL_SECONDS = 1.0
 
-_ENVS = {surface: gymnasium.make("ITSM-v0", surface=surface).unwrapped for surface in SURFACES}
+
+@cache
+def _env(env_id: str, surface: str):
+    """One shared env per Gym id and surface (each scenario is reset on its own suite's)."""
+    return gymnasium.make(env_id, surface=surface).unwrapped
 
 
 def _check_observation(env, observation) -> None:
@@ -75,7 +80,7 @@ _ACTIONS = st.one_of(
 @settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(action=_ACTIONS, surface=st.sampled_from(SURFACES))
 def test_step_never_raises_and_stays_in_the_spaces_whatever_the_action(action, surface) -> None:
-    env = _ENVS[surface]
+    env = _env("ITSM-v0", surface)
     observation, info = env.reset(seed=0)
     _check_observation(env, observation)
     observation, reward, terminated, truncated, info = env.step(action)
@@ -90,7 +95,7 @@ def test_step_never_raises_and_stays_in_the_spaces_whatever_the_action(action, s
 
 
 def test_refusals_explain_and_echo_nothing_raw() -> None:
-    env = _ENVS["typed"]
+    env = _env("ITSM-v0", "typed")
     env.reset(seed=0)
     observation = env.step({"tool": "z" * 1_000_000, "arguments": {}})[0]
     assert observation["role"] == "error" and len(observation["content"]) < 1000
@@ -106,8 +111,8 @@ def test_refusals_explain_and_echo_nothing_raw() -> None:
 # -- no agent input reaches a 500 or an invalid outcome -----------------------------------------
 
 
-def _tool_call(surface: str):
-    tools = list(ITSM.surface(surface))
+def _tool_call(surface: Surface):
+    tools = list(surface)
     return st.sampled_from(tools).flatmap(
         lambda tool: st.one_of(
             from_schema(dict(tool.input_schema)),
@@ -119,7 +124,7 @@ def _tool_call(surface: str):
     )
 
 
-def _episode(surface: str):
+def _episode(surface: Surface):
     step = st.one_of(
         _tool_call(surface),
         RAW_TEXT.map(lambda text: {"message": text}),
@@ -135,11 +140,12 @@ def _episode(surface: str):
 @settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_no_agent_input_yields_a_500_or_an_invalid_episode(surface, data) -> None:
-    env = _ENVS[surface]
     scenario = data.draw(st.sampled_from(SCENARIOS), label="scenario")
+    env = _env(env_id_for(scenario), surface)
     env.reset(seed=data.draw(st.integers(0, 3), label="seed"), options={"scenario": scenario})
     info: dict = {}
-    for action in data.draw(_episode(surface), label="actions") + [{"end": True}]:
+    # The scenario's own tools: the world's surface (every system it holds).
+    for action in data.draw(_episode(env.world.tools()), label="actions") + [{"end": True}]:
         observation, _reward, terminated, truncated, info = env.step(action)
         _check_observation(env, observation)
         if observation["role"] == "tool":
@@ -185,7 +191,7 @@ def test_info_tools_are_each_envs_own_and_never_reach_validation() -> None:
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_maximal_messages_never_stall_a_step(scenario) -> None:
-    env = _ENVS["typed"]
+    env = _env(env_id_for(scenario), "typed")
     env.reset(seed=0, options={"scenario": scenario})
     persona = env.instance.persona
     extra = {**env.backend.system.hostile_text}
@@ -209,7 +215,7 @@ def test_text_readers_are_bounded_on_texts_past_any_boundary() -> None:
     from enterprise_envs.scenarios.users.turns import Message
     from enterprise_envs.verifiers import dialogue
 
-    env = _ENVS["typed"]
+    env = _env("ITSM-v0", "typed")
     env.reset(seed=0, options={"scenario": "itsm.report_incident"})
     persona = env.instance.persona
     for index, (label, text) in enumerate(maximal_messages(length=10 * MAX_MESSAGE_CHARS)):

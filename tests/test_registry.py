@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from enterprise_envs import registry
+from enterprise_envs.scenarios.loader import SUITES_FILE
+
+SHIPPED_SUITES = Path(__file__).resolve().parents[1] / "scenarios" / SUITES_FILE
 
 GOOD = """
 [[suite]]
@@ -16,11 +21,20 @@ scenarios = ["itsm.*"]
 
 
 def test_the_shipped_suites_serve_every_scenario() -> None:
+    declared = registry.parse_suites(SHIPPED_SUITES.read_text(encoding="utf-8"))
     suites = registry.suites()
-    assert list(suites) == ["ITSM-v0"]
+    assert declared and all(suites[env_id] == suite for env_id, suite in declared.items())
+    if not registry.plugins():
+        assert list(suites) == list(declared)  # the file's suites, in the file's order
     assert {s.id for s in registry.select(None)} == set(registry.scenarios())
-    assert all(registry.suite_serving(sid).env_id == "ITSM-v0" for sid in registry.scenarios())
-    assert registry.suite("enterprise_envs/ITSM-v0") is suites["ITSM-v0"]
+    for sid, scenario in registry.scenarios().items():
+        serving = [suite for suite in suites.values() if suite.serves(sid)]
+        assert serving and registry.suite_serving(sid) is serving[0], sid
+        # The suite it is played in may hold every system it needs.
+        assert set(scenario.systems) <= set(serving[0].systems), (sid, serving[0].env_id)
+    for env_id, suite in suites.items():
+        assert registry.suite(env_id) is registry.suite(f"{registry.NAMESPACE}/{env_id}") is suite
+        assert registry.select(suite), env_id  # no suite is empty
 
 
 def test_a_suite_serves_what_its_globs_match() -> None:

@@ -20,8 +20,8 @@ from enterprise_envs.agents import OracleAgent, play_episode
 from enterprise_envs.scenarios.format import scenario_json_schema
 from enterprise_envs.scenarios.loader import scenario_files
 from enterprise_envs.scenarios.users.turns import Message
+from tests.shipped import SCENARIOS, env_id_for, make_env
 
-SCENARIOS = sorted(registry.scenarios())
 SEEDS = range(20)
 
 
@@ -52,7 +52,7 @@ def test_scenario_file_validates_against_the_published_schema(entry) -> None:
     ("scenario_id", "surface"), [(sid, surface) for sid in SCENARIOS for surface in _surfaces(sid)]
 )
 def test_oracle_succeeds_on_20_seeds(scenario_id: str, surface: str) -> None:
-    env = gymnasium.make("ITSM-v0", scenario=scenario_id, surface=surface)
+    env = make_env(scenario_id, surface=surface)
     failures = []
     solution = next(s for s in registry.scenarios()[scenario_id].solutions if s.surface == surface)
     agent_ends = solution.steps[-1].end
@@ -70,7 +70,7 @@ def test_oracle_succeeds_on_20_seeds(scenario_id: str, surface: str) -> None:
 @pytest.mark.parametrize("scenario_id", SCENARIOS)
 def test_doing_nothing_fails(scenario_id: str) -> None:
     # Every task needs something: a change, or (read-only and refusal tasks) telling the user.
-    env = gymnasium.make("ITSM-v0", scenario=scenario_id)
+    env = make_env(scenario_id)
     for seed in range(5):
         episode = play_episode(env, DoNothing(), seed)
         assert episode["outcome"]["kind"] == "failure" and episode["reward"] == 0.0
@@ -135,10 +135,10 @@ def test_the_rule_user_passes_every_integrity_metric_on_every_scenario(agent: st
     from enterprise_envs.simulator_tools import fidelity_of_runs
 
     out = tmp_path / f"{agent}.jsonl"
-    for index, scenario_id in enumerate(sorted(registry.scenarios())):
+    for index, scenario_id in enumerate(SCENARIOS):
         part = tmp_path / f"{index}.jsonl"
         run(
-            "ITSM-v0",
+            env_id_for(scenario_id),
             agent,
             2,
             seed=100 + 7 * index,
@@ -149,5 +149,5 @@ def test_the_rule_user_passes_every_integrity_metric_on_every_scenario(agent: st
         with out.open("a", encoding="utf-8") as sink:
             sink.write(part.read_text(encoding="utf-8"))
     report = fidelity_of_runs([out])
-    assert report.conversations == 2 * len(registry.scenarios())
+    assert report.conversations == 2 * len(SCENARIOS)
     assert report.integrity_ok(), [finding.to_dict() for finding in report.findings][:5]

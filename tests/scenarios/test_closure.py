@@ -16,7 +16,6 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-import gymnasium
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -29,9 +28,9 @@ from enterprise_envs.scenarios.instance import ScenarioInstance
 from enterprise_envs.scenarios.users.clients import canonical_request
 from enterprise_envs.scenarios.users.llm import LLMUser
 from enterprise_envs.simulator_tools import compare_heard, pilot_scenario
+from tests.shipped import SCENARIOS, make_env
 from tests.strategies import examples
 
-SCENARIOS = sorted(registry.scenarios())
 USERS_PACKAGE = Path(__file__).resolve().parents[2] / "scenarios" / "users"
 
 
@@ -63,7 +62,10 @@ def _hidden_fields(backend: World) -> dict[str, list[str]]:
     anywhere = seen.get("*", frozenset())
     out = {}
     for name, spec in catalog.items():
-        shown = seen.get(name, frozenset()) | anywhere | {"sys_id", "number", spec.display_field}
+        # The key, the record number people are told and the display value are what a note shows.
+        shown = seen.get(name, frozenset()) | anywhere | {spec.key_field, spec.display_field}
+        if spec.number_prefix:
+            shown |= {"number"}
         out[name] = [column for column in spec.columns if column not in shown]
     return out
 
@@ -74,9 +76,9 @@ def _own_rows(backend: World, person: str) -> list[tuple[str, str]]:
     for rule in backend.system.notifications:
         if rule.about is not None:
             continue
+        key_field = backend.system.catalog[rule.table].key_field
         for field in rule.recipients:
-            where = f'"{field}" = ?' if field != "sys_id" else "sys_id = ?"
-            keys = backend.store.column_values(rule.table, "sys_id", where, (person,))
+            keys = backend.store.column_values(rule.table, key_field, f'"{field}" = ?', (person,))
             rows += [(rule.table, key) for key in keys[:5]]
     return sorted(set(rows))
 
@@ -212,7 +214,7 @@ def test_the_llm_user_is_prompted_with_nothing_hidden(scenario_id: str) -> None:
         clean = client.requests[start:]
         start = len(client.requests)
         edit = _change_hidden_state(person, random.Random(3))
-        last_call = max(i for i, action in enumerate(actions) if action.kind == "tool")
+        last_call = max((i for i, action in enumerate(actions) if action.kind == "tool"), default=-1)
         episodes.replay(3, surface, actions, after_call=lambda b, i: edit(b, i) if i == last_call else None)
         assert clean and client.requests[start:] == clean
     finally:
@@ -246,7 +248,7 @@ def test_work_done_in_silence_is_not_thanked(scenario_id: str) -> None:
         actions = episodes.record(1, surface, episodes.scenario.solutions[0].name).actions()
     finally:
         episodes.close()
-    env = gymnasium.make("ITSM-v0", scenario=scenario_id, surface=surface, faults="off")
+    env = make_env(scenario_id, surface=surface, faults="off")
     try:
         env.reset(seed=1)
         for action in actions:

@@ -237,7 +237,12 @@ def test_allow_predicates_limit_what_is_allowed(itsm: Backend) -> None:
 def test_an_allow_entry_with_most_explains_that_many_rows_and_no_more(itsm: Backend) -> None:
     """A consequence that happens once per requested change (one log entry): a repeat fails by label."""
     first, second = incidents(itsm, 2)
-    allow = {"label": "recategorized", "op": "update", "table": "incident", "fields": {"category": "database"}}
+    allow = {
+        "label": "recategorized",
+        "op": "update",
+        "table": "incident",
+        "fields": {"category": "database"},
+    }
     recategorize(itsm, first["number"])
     assert verify(itsm.store, expect({"allow": [{**allow, "most": 1}]})).passed
     recategorize(itsm, second["number"])

@@ -12,13 +12,11 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-import gymnasium
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import enterprise_envs  # noqa: F401  (registers the ids)
-from enterprise_envs import registry
 from enterprise_envs.scenarios.users import fidelity as fm
 from enterprise_envs.scenarios.users.persona import Disclosure, Fact, FactKind, Persona, Register
 from enterprise_envs.scenarios.users.pilot import PROBES, rollout
@@ -34,6 +32,7 @@ from enterprise_envs.scenarios.users.population import (
 )
 from enterprise_envs.scenarios.users.rules import RuleUser
 from tests.scenarios.users.test_fidelity import PERSONA
+from tests.shipped import SCENARIOS, make_env
 from tests.strategies import HOSTILE_TEXT, examples
 
 WITH_ID = Persona(
@@ -306,15 +305,13 @@ def test_style_varies_more_between_variants_than_within() -> None:
 
 # --- the shipped scenarios ----------------------------------------------------------------------------
 
-SCENARIOS = sorted(registry.scenarios())
-
 
 @pytest.fixture(scope="module")
 def shipped_personas() -> dict[str, Persona]:
     """Each shipped scenario's persona as its first instance binds it (variants off)."""
     personas = {}
     for scenario_id in SCENARIOS:
-        env = gymnasium.make("ITSM-v0", scenario=scenario_id, persona_variants=False)
+        env = make_env(scenario_id, persona_variants=False)
         try:
             env.reset(seed=0)
             personas[scenario_id] = env.unwrapped.instance.persona
@@ -352,7 +349,7 @@ def stalled() -> list[fm.Transcript]:
     """Ten seeds of every shipped scenario, persona variants on, an agent that stalls six times."""
     transcripts = []
     for scenario_id in SCENARIOS:
-        env = gymnasium.make("ITSM-v0", scenario=scenario_id)
+        env = make_env(scenario_id)
         try:
             for seed in range(10):
                 env.reset(seed=seed)
