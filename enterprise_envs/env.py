@@ -71,7 +71,8 @@ class EnterpriseEnv(gymnasium.Env):
     population; default True).
 
     ## Registered ids
-    ``ITSM-v0`` and ``enterprise_envs/ITSM-v0`` (every ITSM scenario). Vector envs work; with
+    Every suite of ``scenarios/suites.toml`` (``ITSM-v0``, ``Identity-v0``), plain and under
+    ``enterprise_envs/``. Vector envs work; with
     ``AsyncVectorEnv`` pass ``shared_memory=False``: text spaces cannot live in shared memory.
     """
 
