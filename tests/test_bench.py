@@ -262,3 +262,29 @@ def test_a_second_system_declares_a_workload_and_needs_no_bench_code() -> None:
     assert "one entry row by id" in by_name["baseline.sqlite_lookup"].description
     for figure in figures:
         assert len(figure.samples) == 3 and all(value > 0 for value in figure.samples), figure.name
+
+
+def test_identity_suite_produces_every_figure_itsm_does(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--suite Identity-v0`` is benched through identity's declared workload, with ITSM's figure ids.
+
+    The cheapest groups (reset, tool) and the baselines they need, on the quick profile.
+    """
+    assert main(["bench", "--quick", "--suite", "Identity-v0", "--only", "reset", "tool", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["settings"]["suite"] == "Identity-v0"
+    figures = {figure["name"]: figure for figure in printed["figures"]}
+    groups = ("restore.", "reset.", "tool.", "baseline.")
+    assert set(figures) == {name for name in EXPECTED if name.startswith(groups)}
+    for name, figure in figures.items():
+        assert figure["n"] >= 1 and all(math.isfinite(figure[key]) for key in ("p50", "p90", "iqr")), name
+        assert figure["min"] > 0, name
+        if name in WITH_RATIO:
+            assert figure["baseline"] == WITH_RATIO[name] and figure["ratio"] > 0, name
+        assert figure["status"] in (("PASS", "MISS") if name in WITH_BUDGET else ("",)), name
+    workload = target("Identity-v0").workload
+    assert workload.table == "user" and workload.scenario == "identity.unlock_account"
+    assert "Backend.call(get_user) on the typed surface" in figures["tool.typed.read"]["description"]
+    assert "Backend.call(expirePassword) on the rest surface" in figures["tool.rest.write"]["description"]
+    assert "on Identity-v0," in figures["reset.default"]["description"]
+    assert "one user row by id" in figures["baseline.sqlite_lookup"]["description"]
+    assert figures["restore.default"]["extra"]["restored_by"] == "rollback"

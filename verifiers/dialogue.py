@@ -527,12 +527,14 @@ def reports_done(text: str) -> bool:
 def _kept(asserts: Callable[[str], bool], text: str) -> bool:
     """Whether a sentence of ``text`` asserts it and no later sentence withdraws it or says work goes on."""
     found = _sentences(text)
-    for index, sentence in enumerate(found):
-        later = found[index + 1 :]
-        taken_back = any(_WITHDRAWAL.search(other) or _STILL_GOING.search(other) for other in later)
-        if asserts(sentence) and not taken_back:
-            return True
-    return False
+    # One backward pass: whether any sentence after each one withdraws it (linear, not pairwise:
+    # a message of thousands of sentences is read in one sweep).
+    taken_back = [False] * len(found)
+    later = False
+    for index in range(len(found) - 1, -1, -1):
+        taken_back[index] = later
+        later = later or bool(_WITHDRAWAL.search(found[index]) or _STILL_GOING.search(found[index]))
+    return any(not taken_back[index] and asserts(sentence) for index, sentence in enumerate(found))
 
 
 def checks(text: str) -> bool:

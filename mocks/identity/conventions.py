@@ -31,6 +31,7 @@ import string
 from enterprise_envs.mocks._core.conventions import AuditHints, Conventions, Formats, Vocabulary
 from enterprise_envs.mocks._core.people import Person
 from enterprise_envs.mocks._core.store import Store
+from enterprise_envs.mocks.identity.workload import IDENTITY_WORKLOAD
 
 #: How Okta writes a date-time (UTC, milliseconds always ``.000`` here), for identity code that
 #: writes or parses one.
@@ -199,6 +200,7 @@ IDENTITY_CONVENTIONS = Conventions(
         roles_field="",
         privileged_role="SUPER_ADMIN",
     ),
+    workload=IDENTITY_WORKLOAD,
 )
 
 #: userType of the accounts that are not people (the agent's and the setup administrator's).
