@@ -11,7 +11,9 @@ administrator's rights), notifications (``notifications.py``) and identities.
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime
+from functools import cache
 from typing import Any
 
 from enterprise_envs.mocks._core.models import build_models
@@ -30,7 +32,9 @@ IDENTITY_EPOCH = datetime(2026, 3, 2, 9, 0, 0, tzinfo=UTC)
 
 #: Instance settings: vendor behaviour that varies by org or release.
 IDENTITY_SETTINGS: dict[str, Any] = {
-    # The dated release of Okta's description the catalog (and later the surfaces) follow.
+    # The dated release of Okta's description the catalog and the rest surface follow. It reports
+    # the release: build another release's system with identity_system(version) (overriding the
+    # setting on a backend changes neither the catalog nor the surface).
     "spec_version": CURRENT_VERSION,
     # Base URL of the org, for links and Link headers.
     "org_url": "https://example.okta.com",
@@ -81,10 +85,10 @@ def _build_world(build) -> None:  # noqa: ANN001  (WorldBuild; imported lazily t
     build_identity_world(build)
 
 
-def _rest_surface():  # noqa: ANN202
+def _rest_surface(version: str = CURRENT_VERSION):  # noqa: ANN202
     from enterprise_envs.mocks.identity.surfaces.rest import build_rest_surface
 
-    return build_rest_surface()
+    return build_rest_surface(version)
 
 
 def _typed_surface():  # noqa: ANN202
@@ -120,6 +124,41 @@ IDENTITY = System(
 #: The name the registry discovers a system by.
 SYSTEM = IDENTITY
 
+
+def identity_system(version: str = CURRENT_VERSION) -> System:
+    """The identity system as a dated release of Okta's description has it.
+
+    The catalog (tables, columns, choices, bounds) and the ``rest`` surface (tool names, path
+    parameter names, the enums of its schemas) come from that release's derived document; the
+    world, the services, the access policy and the ``typed`` surface are the same, so a scenario
+    runs on either (``docs/systems/identity.md``, "Schema drift"). The system keeps its name
+    ``identity`` and its ``spec_version`` setting says the release. One object per release and
+    process; the current release is :data:`IDENTITY` itself.
+
+    Args:
+        version: One of ``tables.SPEC_VERSIONS`` (``2024.06.1``, ``2026.06.3``).
+
+    Raises:
+        ValueError: A release that is not shipped.
+    """
+    return _identity_system(version)
+
+
+@cache
+def _identity_system(version: str) -> System:
+    catalog = identity_catalog(version)  # refuses an unknown release
+    if version == CURRENT_VERSION:
+        return IDENTITY
+    metadata, _ = build_models(catalog)
+    return dataclasses.replace(
+        IDENTITY,
+        catalog=catalog,
+        metadata=metadata,
+        surfaces={"rest": lambda: _rest_surface(version), "typed": _typed_surface},
+        settings={**IDENTITY_SETTINGS, "spec_version": version},
+    )
+
+
 __all__ = [
     "AGENT_LOGIN",
     "IDENTITY",
@@ -130,6 +169,7 @@ __all__ = [
     "SYSTEM",
     "find_user",
     "identity_of",
+    "identity_system",
     "roles_of",
     "short_name",
 ]

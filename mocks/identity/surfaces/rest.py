@@ -1,9 +1,12 @@
 """Surface ``rest``: Okta's Management API, one tool per operation, named by its ``operationId``.
 
-Faithful to the description (2026.06.3) and the captures: path and query parameters by their
-names (``id``, ``userId``, ``groupId``, ``q``, ``filter``, ``search``, ``limit``, ``after``,
-``sendEmail``), request bodies' properties as arguments (``profile``, ``credentials``, ``type``),
-responses as Okta shapes them (:mod:`..render`), the ``Link`` header (``rel="self"``, and
+Faithful to a dated release of the description (2026.06.3 unless built for another:
+``build_rest_surface("2024.06.1")`` names the tools and their path parameters as that release
+does, ``generateResetPasswordToken`` and ``/api/v1/users/{userId}``, and takes the enums of its
+schemas from it) and the captures: path and query parameters by their names (``id``,
+``userId``, ``groupId``, ``q``, ``filter``, ``search``, ``limit``, ``after``, ``sendEmail``),
+request bodies' properties as arguments (``profile``, ``credentials``, ``type``), responses as
+Okta shapes them (:mod:`..render`), the ``Link`` header (``rel="self"``, and
 ``rel="next"`` while there are more pages) and the ``X-Rate-Limit-*`` headers on every response,
 errors in Okta's envelope. Agents see the full response (status, headers, body).
 
@@ -12,8 +15,11 @@ Every handler calls the service layer (``mocks/identity/services``); nothing her
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import cache
 from typing import Any
 from urllib.parse import urlencode
 
@@ -31,8 +37,18 @@ from enterprise_envs.mocks.identity.services import directory, factors, lifecycl
 from enterprise_envs.mocks.identity.services.common import find_app, find_group, find_user, get_row, not_found
 from enterprise_envs.mocks.identity.services.listing import Page, read_page
 from enterprise_envs.mocks.identity.surfaces.ratelimit import rate_headers
+from enterprise_envs.mocks.identity.tables import CURRENT_VERSION, spec_document
 
-__all__ = ["build_rest_surface"]
+__all__ = [
+    "BASE_VERSION",
+    "SpecOperation",
+    "build_rest_surface",
+    "group_schema",
+    "operations",
+    "release_names",
+    "role_types",
+    "user_schema",
+]
 
 Handler = Callable[[CallContext, dict[str, Any]], Response]
 
@@ -78,35 +94,58 @@ _PROFILE = {
 _STR = {"type": "string"}
 _NULLABLE = {"type": ["string", "null"]}
 _LINKS = {"type": "object"}
-USER = {
-    "type": "object",
-    "required": ["id", "status", "created", "lastUpdated", "profile", "credentials", "_links"],
-    "properties": {
-        "id": _STR,
-        "status": {"type": "string", "enum": list(lifecycle.STATUSES)},
-        "created": _STR,
-        "activated": _NULLABLE,
-        "statusChanged": _NULLABLE,
-        "lastLogin": _NULLABLE,
-        "lastUpdated": _STR,
-        "passwordChanged": _NULLABLE,
-        "type": {"type": "object"},
-        "profile": {"type": "object", "required": ["login", "email"]},
-        "credentials": {"type": "object", "required": ["provider"]},
-        "_links": _LINKS,
-    },
-}
-GROUP = {
-    "type": "object",
-    "required": ["id", "type", "profile", "_links"],
-    "properties": {
-        "id": _STR,
-        "type": {"type": "string", "enum": ["APP_GROUP", "BUILT_IN", "OKTA_GROUP"]},
-        "profile": {"type": "object", "required": ["name"]},
-        "objectClass": {"type": "array", "items": _STR},
-        "_links": _LINKS,
-    },
-}
+
+
+def _spec_enum(version: str, schema: str) -> list[str]:
+    """The values of an enum schema of a release's description (``UserStatus``, ``GroupType``)."""
+    return list(spec_document(version)["components"]["schemas"][schema]["enum"])
+
+
+def user_schema(version: str = CURRENT_VERSION) -> dict[str, Any]:
+    """A User as a release describes it (its ``status`` values from that release's ``UserStatus``)."""
+    return {
+        "type": "object",
+        "required": ["id", "status", "created", "lastUpdated", "profile", "credentials", "_links"],
+        "properties": {
+            "id": _STR,
+            "status": {"type": "string", "enum": _spec_enum(version, "UserStatus")},
+            "created": _STR,
+            "activated": _NULLABLE,
+            "statusChanged": _NULLABLE,
+            "lastLogin": _NULLABLE,
+            "lastUpdated": _STR,
+            "passwordChanged": _NULLABLE,
+            "type": {"type": "object"},
+            "profile": {"type": "object", "required": ["login", "email"]},
+            "credentials": {"type": "object", "required": ["provider"]},
+            "_links": _LINKS,
+        },
+    }
+
+
+def group_schema(version: str = CURRENT_VERSION) -> dict[str, Any]:
+    """A Group as a release describes it (its ``type`` values from that release's ``GroupType``)."""
+    return {
+        "type": "object",
+        "required": ["id", "type", "profile", "_links"],
+        "properties": {
+            "id": _STR,
+            "type": {"type": "string", "enum": _spec_enum(version, "GroupType")},
+            "profile": {"type": "object", "required": ["name"]},
+            "objectClass": {"type": "array", "items": _STR},
+            "_links": _LINKS,
+        },
+    }
+
+
+def role_types(version: str = CURRENT_VERSION) -> list[str]:
+    """The standard admin roles a release lets a client assign: its ``RoleType`` values the org knows."""
+    described = set(_spec_enum(version, "RoleType"))
+    return [role for role in sorted(ROLE_LABELS) if role in described]
+
+
+USER = user_schema()
+GROUP = group_schema()
 APP = {
     "type": "object",
     "required": ["id", "name", "label", "status", "signOnMode"],
@@ -579,7 +618,8 @@ def list_log_events(ctx: CallContext, args: dict[str, Any]) -> Response:
 _READ, _WRITE = ToolKind.READ, ToolKind.WRITE
 
 
-def _user_tools() -> list[Tool]:
+def _user_tools(version: str) -> list[Tool]:
+    user, group = user_schema(version), group_schema(version)
     lifecycle_tools = []
     descriptions = {
         "activate": (
@@ -651,7 +691,7 @@ def _user_tools() -> list[Tool]:
     }
     for name, (operation_id, description, extra) in descriptions.items():
         output = {
-            "expire_password": USER,
+            "expire_password": user,
             "activate": TOKEN,
             "reactivate": TOKEN,
             "reset_password": RESET,
@@ -692,7 +732,7 @@ def _user_tools() -> list[Tool]:
                 "sortOrder": _SORT_ORDER,
             },
             [],
-            _list(USER),
+            _list(user),
             _READ,
             "users",
             list_users,
@@ -704,7 +744,7 @@ def _user_tools() -> list[Tool]:
             "the lifecycle operations their status allows (_links). 404 E0000007 if there is none.",
             {"id": _USER_ID},
             ["id"],
-            USER,
+            user,
             _READ,
             "user",
             get_user,
@@ -724,7 +764,7 @@ def _user_tools() -> list[Tool]:
                 "strict": {"type": "boolean"},
             },
             ["id", "profile"],
-            USER,
+            user,
             _WRITE,
             "users",
             update_user,
@@ -746,7 +786,7 @@ def _user_tools() -> list[Tool]:
             "List the groups a user is a member of (GET /api/v1/users/{id}/groups).",
             {"id": _USER_ID},
             ["id"],
-            _list(GROUP),
+            _list(group),
             _READ,
             "users",
             list_user_groups,
@@ -815,7 +855,7 @@ def _user_tools() -> list[Tool]:
             "administrator may. Returns 201 with the role assignment.",
             {
                 "userId": _PATH_USER_ID,
-                "type": {"type": "string", "enum": sorted(ROLE_LABELS), "description": "The role type."},
+                "type": {"type": "string", "enum": role_types(version), "description": "The role type."},
                 "disableNotifications": {"type": "boolean"},
             },
             ["userId", "type"],
@@ -841,7 +881,8 @@ def _user_tools() -> list[Tool]:
     ]
 
 
-def _group_tools() -> list[Tool]:
+def _group_tools(version: str) -> list[Tool]:
+    user, group = user_schema(version), group_schema(version)
     return [
         _tool(
             "listGroups",
@@ -862,7 +903,7 @@ def _group_tools() -> list[Tool]:
                 "expand": string("Not supported by this org; ignored.", 20),
             },
             [],
-            _list(GROUP),
+            _list(group),
             _READ,
             "groups",
             list_groups,
@@ -872,7 +913,7 @@ def _group_tools() -> list[Tool]:
             "Get one group by id (GET /api/v1/groups/{groupId}): name, description, type.",
             {"groupId": _GROUP_ID},
             ["groupId"],
-            GROUP,
+            group,
             _READ,
             "group",
             get_group,
@@ -883,7 +924,7 @@ def _group_tools() -> list[Tool]:
             "1000) and the Link header's next cursor.",
             {"groupId": _GROUP_ID, "limit": _limit(1000, 10000), "after": _AFTER},
             ["groupId"],
-            _list(USER),
+            _list(user),
             _READ,
             "groups",
             list_group_users,
@@ -1066,10 +1107,105 @@ def _log_tools() -> list[Tool]:
     ]
 
 
-def build_rest_surface() -> Surface:
-    """Okta's Management API as tools (see the module docstring)."""
-    return Surface(
-        "rest",
-        [*_user_tools(), *_group_tools(), *_app_tools(), *_log_tools(), wait_tool()],
-        full_response=True,
-    )
+#: The release the tools above are written against: their names are its ``operationId``s and their
+#: path parameters its names. Another release's surface renames them (:func:`_for_release`).
+BASE_VERSION = "2026.06.3"
+_METHODS = ("get", "post", "put", "delete")
+_PARAMETER = re.compile(r"\{([^}]+)\}")
+
+
+@dataclass(frozen=True)
+class SpecOperation:
+    """One operation of a release's description.
+
+    Attributes:
+        operation_id: Its ``operationId`` (the ``rest`` tool's name).
+        method: The HTTP method, upper case.
+        path: The path as the release writes it (``/api/v1/users/{userId}``).
+        path_parameters: The path's parameter names, in order.
+    """
+
+    operation_id: str
+    method: str
+    path: str
+    path_parameters: tuple[str, ...]
+
+    @property
+    def template(self) -> str:
+        """The path with every parameter written ``{}``: what stays when a release renames them."""
+        return _PARAMETER.sub("{}", self.path)
+
+
+@cache
+def operations(version: str = CURRENT_VERSION) -> dict[str, SpecOperation]:
+    """The operations of a release's derived description, by ``operationId``."""
+    found = {}
+    for path, item in spec_document(version)["paths"].items():
+        for method in _METHODS:
+            if method in item:
+                operation_id = item[method]["operationId"]
+                found[operation_id] = SpecOperation(
+                    operation_id, method.upper(), path, tuple(_PARAMETER.findall(path))
+                )
+    return found
+
+
+def _renamed_arguments(handler: Handler, names: Mapping[str, str]) -> Handler:
+    """The handler, taking arguments by a release's names (``names``: release name -> base name)."""
+
+    def handle(ctx: CallContext, args: dict[str, Any]) -> Response:
+        return handler(ctx, {names.get(name, name): value for name, value in args.items()})
+
+    return handle
+
+
+def release_names(tool: str, version: str) -> tuple[str, dict[str, str]]:
+    """A base tool's name and renamed arguments in another release: (operationId, {base: release}).
+
+    The operation is found by method and path template: a release may rename a path's parameters
+    (``/api/v1/users/{id}/lifecycle/unlock`` is ``/api/v1/users/{userId}/lifecycle/unlock`` in
+    2024.06.1) and an operation (``resetPassword`` is ``generateResetPasswordToken``). A tool that
+    is no operation (``wait``) keeps its name.
+
+    Raises:
+        ValueError: The release does not describe the tool's operation.
+    """
+    base = operations(BASE_VERSION).get(tool)
+    if base is None:
+        return tool, {}
+    by_template = {(op.method, op.template): op for op in operations(version).values()}
+    release = by_template.get((base.method, base.template))
+    if release is None:
+        raise ValueError(f"{base.method} {base.path} ({tool}) is not in the {version} description")
+    pairs = zip(base.path_parameters, release.path_parameters, strict=True)
+    return release.operation_id, {old: new for old, new in pairs if old != new}
+
+
+def _for_release(tool: Tool, version: str) -> Tool:
+    """A base tool as another release names it (:func:`release_names`), with the same handler."""
+    name, renames = release_names(tool.name, version)
+    if name == tool.name and not renames:
+        return tool
+    schema = dict(tool.input_schema)
+    schema["properties"] = {renames.get(arg, arg): spec for arg, spec in schema["properties"].items()}
+    if "required" in schema:
+        schema["required"] = [renames.get(arg, arg) for arg in schema["required"]]
+    description = tool.description
+    for old, new in renames.items():
+        description = description.replace(f"{{{old}}}", f"{{{new}}}")
+    handler = _renamed_arguments(tool.handler, {new: old for old, new in renames.items()})
+    return Tool(name, description, schema, tool.output_schema, tool.kind, handler)
+
+
+def build_rest_surface(version: str = CURRENT_VERSION) -> Surface:
+    """Okta's Management API as tools (see the module docstring), as a release describes it.
+
+    Args:
+        version: The dated release of Okta's description (``tables.SPEC_VERSIONS``): tool names
+            are its ``operationId``s, path parameters its names, and the enums of the schemas
+            (user statuses, group types, assignable role types) its values.
+    """
+    tools = [*_user_tools(version), *_group_tools(version), *_app_tools(), *_log_tools(), wait_tool()]
+    if version != BASE_VERSION:
+        tools = [_for_release(tool, version) for tool in tools]
+    return Surface("rest", tools, full_response=True)

@@ -1,0 +1,1088 @@
+"""Conformance: the shipped cassettes' requests replayed against the mock, the responses compared.
+
+The cassettes in ``spec/observed/`` were recorded by Okta's Python SDK against real orgs (2020 and
+2025), with the orgs' own ids and data. :func:`replay` plays each one, in order, in a fresh
+episode of a tiny identity world (one episode per cassette), acting as the org's super
+administrator (the recordings used an API token of one), and maps every request onto the mock:
+
+- **Routing.** The method and path are matched against the paths of the release's derived
+  description (``/api/v1/users/{id}/lifecycle/suspend`` is ``suspendUser``); the operation's
+  ``rest`` tool (named by its ``operationId``) is called with the path parameters, the query
+  parameters the tool takes (typed by its schema) and the request body's properties. The 2020
+  cassettes recorded no request bodies: where a tool needs one (``assignUserToApplication``,
+  ``assignRoleToUser``, ``updateUser``) it is rebuilt from the recorded response
+  (:data:`REBUILT_BODIES`).
+- **Setup.** What the mock serves no tool for but later requests depend on is applied to the
+  mock's store directly, from the recorded response (:data:`SETUP_OPERATIONS`): the cassette's
+  users, groups and apps are created (a user also joins ``Everyone``), groups assigned to apps,
+  roles to groups, groups replaced and deleted, apps deactivated and deleted. Every id the
+  cassette saw for a created object is substituted by the id the mock gave it, in later paths,
+  query strings and bodies; a pagination cursor the cassette followed is substituted by the one
+  the mock's ``Link`` header handed out at the same place.
+- **Skipped**, each with its reason: operations the mock does not model (:data:`UNMODELLED`:
+  credentials, sessions, grants, group rules, role targets, ...), operations of the description
+  without a ``rest`` tool that nothing later reads, recorded calls that failed and changed
+  nothing, and requests naming an object the cassette never created.
+
+For every replayed interaction :func:`compare` checks the **status**; the **body's shape** (keys
+the recording has and the mock lacks, keys the mock adds, JSON types; inside a list, whose items
+are partly the world's rows rather than the cassette's objects, a key the description declares
+there may be absent from the recording, and ``null`` stands for any type where the description
+marks the property nullable); **enum values**: the mock's against the description's schema for
+that operation's response (a user's ``status``, a group's ``type``, ...) and, in a single object,
+the mock's against the recording's (the state a lifecycle operation leaves); an error's
+``errorCode``; and the **headers that matter**: ``Content-Type``, the ``Link`` header's
+``rel="self"`` and ``rel="next"``, ``X-Rate-Limit-Limit``/``-Remaining``/``-Reset``.
+
+The differences kept on purpose are the "Known differences" table of
+``docs/systems/identity.md``; ``tests/mocks/identity/test_conformance.py`` checks the replay finds
+exactly those. Run ``python -m enterprise_envs.mocks.identity.conformance`` for the report
+(PyYAML reads the cassettes; nothing else in the package needs it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from enterprise_envs.mocks._core.backend import Backend, CallContext, CallResult
+from enterprise_envs.mocks._core.system import System
+from enterprise_envs.mocks.identity import identity_system
+from enterprise_envs.mocks.identity.conventions import role_id
+from enterprise_envs.mocks.identity.records import ENGINE
+from enterprise_envs.mocks.identity.services.apps import reconcile_user
+from enterprise_envs.mocks.identity.surfaces.rest import SpecOperation, operations
+from enterprise_envs.mocks.identity.tables import CURRENT_VERSION, spec_document
+
+__all__ = [
+    "DIFFERING",
+    "MATCHED",
+    "NO_TOOL",
+    "REBUILT_BODIES",
+    "SETUP",
+    "SETUP_OPERATIONS",
+    "SKIPPED",
+    "UNMODELLED",
+    "Cassette",
+    "CassetteReport",
+    "ConformanceReport",
+    "Difference",
+    "Interaction",
+    "Step",
+    "compare",
+    "load_cassettes",
+    "main",
+    "replay",
+]
+
+#: Where the cassettes are, inside the package.
+OBSERVED = ("spec", "observed")
+
+_NO_CREDENTIALS = "credentials are not modelled: the mock keeps no password or recovery answer"
+_NO_TARGETS = "admin role targets are not modelled: a role holds for the whole org"
+_NO_RULES = "group rules are not modelled: memberships are made one by one"
+_NO_GRANTS = "OAuth 2.0 grants are not modelled"
+_USER = "/api/v1/users/{}"
+_TARGETS = "/roles/{}/targets/groups"
+
+#: Operations of Okta's API the mock does not model, as the 2026.06.3 description names them:
+#: (method, path template with ``{}`` parameters) -> (operationId, why).
+UNMODELLED: dict[tuple[str, str], tuple[str, str]] = {
+    ("POST", f"{_USER}/credentials/change_password"): ("changePassword", _NO_CREDENTIALS),
+    ("POST", f"{_USER}/credentials/change_recovery_question"): ("changeRecoveryQuestion", _NO_CREDENTIALS),
+    ("POST", f"{_USER}/credentials/forgot_password"): (
+        "forgotPassword", f"{_NO_CREDENTIALS}; the user resets it from an e-mailed link",
+    ),
+    ("POST", f"{_USER}/credentials/forgot_password_recovery_question"): (
+        "forgotPasswordSetNewPassword", _NO_CREDENTIALS,
+    ),
+    ("POST", f"{_USER}/lifecycle/expire_password_with_temp_password"): (
+        "expirePasswordWithTempPassword",
+        "answers a temporary password: the mock keeps no passwords (expirePassword is served)",
+    ),
+    ("DELETE", f"{_USER}/sessions"): ("revokeUserSessions", "sign-in sessions are not modelled"),
+    ("GET", f"{_USER}/grants"): ("listUserGrants", _NO_GRANTS),
+    ("DELETE", f"{_USER}/grants"): ("revokeUserGrants", _NO_GRANTS),
+    ("GET", f"{_USER}/clients"): ("listUserClients", "OAuth 2.0 clients are not modelled"),
+    ("GET", f"{_USER}/idps"): ("listUserIdentityProviders", "identity providers are not modelled"),
+    ("GET", f"{_USER}/blocks"): ("listUserBlocks", "sign-in blocks are not modelled"),
+    ("GET", f"{_USER}{_TARGETS}"): ("listGroupTargetsForRole", _NO_TARGETS),
+    ("PUT", f"{_USER}{_TARGETS}/{{}}"): ("assignGroupTargetToUserRole", _NO_TARGETS),
+    ("DELETE", f"{_USER}{_TARGETS}/{{}}"): ("unassignGroupTargetFromUserAdminRole", _NO_TARGETS),
+    ("GET", f"/api/v1/groups/{{}}{_TARGETS}"): ("listGroupTargetsForGroupRole", _NO_TARGETS),
+    ("PUT", f"/api/v1/groups/{{}}{_TARGETS}/{{}}"): ("assignGroupTargetToGroupAdminRole", _NO_TARGETS),
+    ("DELETE", f"/api/v1/groups/{{}}{_TARGETS}/{{}}"): ("unassignGroupTargetFromGroupAdminRole", _NO_TARGETS),
+    ("GET", "/api/v1/groups/rules"): ("listGroupRules", _NO_RULES),
+    ("POST", "/api/v1/groups/rules"): ("createGroupRule", _NO_RULES),
+    ("PUT", "/api/v1/groups/rules/{}"): ("replaceGroupRule", _NO_RULES),
+    ("DELETE", "/api/v1/groups/rules/{}"): ("deleteGroupRule", _NO_RULES),
+    ("POST", "/api/v1/groups/rules/{}/lifecycle/activate"): ("activateGroupRule", _NO_RULES),
+    ("POST", "/api/v1/groups/rules/{}/lifecycle/deactivate"): ("deactivateGroupRule", _NO_RULES),
+}  # fmt: skip
+
+#: Operations outside the derived description that the replay applies as setup (the cassettes'
+#: apps and their group roles), as the 2026.06.3 description names them.
+_EXTRA_OPERATIONS = {
+    ("POST", "/api/v1/apps"): ("createApplication", ()),
+    ("POST", "/api/v1/apps/{}/lifecycle/deactivate"): ("deactivateApplication", ("appId",)),
+    ("DELETE", "/api/v1/apps/{}"): ("deleteApplication", ("appId",)),
+    ("POST", "/api/v1/groups/{}/roles"): ("assignRoleToGroup", ("groupId",)),
+    ("DELETE", "/api/v1/groups/{}/roles/{}"): ("unassignRoleFromGroup", ("groupId", "roleAssignmentId")),
+}
+
+#: Properties of a request body the recording left out, rebuilt from the recorded response:
+#: operationId -> the response's properties the client sent (the 2020 cassettes keep no bodies).
+REBUILT_BODIES: dict[str, tuple[str, ...]] = {
+    "assignUserToApplication": ("id", "scope", "credentials"),
+    "assignRoleToUser": ("type",),
+    "updateUser": ("profile",),
+}
+
+_ID_LIKE = re.compile(r"^(?:[0-9a-z]{3}[0-9A-Za-z]{17}|[A-Z2-7]{4,40})$")
+_ROLE_ID = re.compile(r"^[A-Z2-7]{4,40}$")
+_REL = re.compile(r'rel="([^"]+)"')
+_AFTER = re.compile(r"[?&]after=([^&>]+)")
+
+
+# -- the cassettes -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Interaction:
+    """One recorded request and its response.
+
+    Attributes:
+        index: Its place in the cassette, from 0.
+        method: HTTP method.
+        path: The URL's path (the host dropped, a doubled slash collapsed).
+        query: The query parameters, in order.
+        body: The request's JSON body, or None (the 2020 recordings keep none).
+        status: The response's status.
+        headers: The response's headers, names in lower case, several values joined by ``", "``.
+        response: The response's JSON body, or None when empty.
+    """
+
+    index: int
+    method: str
+    path: str
+    query: tuple[tuple[str, str], ...]
+    body: Any
+    status: int
+    headers: Mapping[str, str]
+    response: Any
+
+
+@dataclass(frozen=True)
+class Cassette:
+    """One recorded test of the SDK: its name (``test_users_it/TestUsersResource.test_...``) and calls."""
+
+    name: str
+    interactions: tuple[Interaction, ...]
+
+
+def _json(text: str | None) -> Any:
+    if not text:
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return None
+
+
+def _header_value(value: Any) -> str:
+    return ", ".join(str(item) for item in value) if isinstance(value, list) else str(value)
+
+
+def _interaction(index: int, raw: Mapping[str, Any]) -> Interaction:
+    request, response = raw["request"], raw["response"]
+    url = urlsplit(request["uri"])
+    body = request.get("body")
+    if isinstance(body, bytes):
+        body = body.decode("utf-8")
+    return Interaction(
+        index=index,
+        method=request["method"].upper(),
+        path=re.sub(r"/{2,}", "/", url.path),
+        query=tuple(parse_qsl(url.query, keep_blank_values=True)),
+        body=_json(body) if isinstance(body, str) else body,
+        status=int(response["status"]["code"]),
+        headers={
+            name.lower(): _header_value(value) for name, value in (response.get("headers") or {}).items()
+        },
+        response=_json((response.get("body") or {}).get("string")),
+    )
+
+
+@cache
+def load_cassettes() -> tuple[Cassette, ...]:
+    """Every shipped cassette, by name (needs PyYAML)."""
+    import yaml  # Only the conformance report reads YAML; the mock never does.
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    root = resources.files(__package__).joinpath(*OBSERVED)
+    found = []
+    for folder in sorted((entry for entry in root.iterdir() if entry.is_dir()), key=lambda entry: entry.name):
+        for entry in sorted(folder.iterdir(), key=lambda entry: entry.name):
+            if not entry.name.endswith(".yaml"):
+                continue
+            data = yaml.load(entry.read_text(encoding="utf-8"), Loader=loader)
+            interactions = tuple(_interaction(i, raw) for i, raw in enumerate(data["interactions"]))
+            found.append(Cassette(f"{folder.name}/{entry.name.removesuffix('.yaml')}", interactions))
+    return tuple(found)
+
+
+# -- the report ----------------------------------------------------------------------------------
+
+#: A replayed interaction's outcomes, and the others'.
+MATCHED, DIFFERING, SETUP, SKIPPED = "matched", "differing", "setup", "skipped"
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One way the mock's response differs from the recorded one.
+
+    Attributes:
+        operation: The operation (its ``operationId``).
+        kind: ``status``, ``error code``, ``missing key``, ``extra key``, ``type``, ``enum``
+            (a value the description's schema does not allow), ``value`` (an enum-valued property
+            the recording has another value of), ``header`` or ``parameter`` (a query parameter
+            the tool does not take).
+        where: The place: a body path (``body.profile.login``, ``body[]`` for a list's items), a
+            header, a parameter, or the two statuses (``204 -> 200``).
+        detail: What was recorded and what the mock answered.
+    """
+
+    operation: str
+    kind: str
+    where: str
+    detail: str = ""
+
+    @property
+    def signature(self) -> tuple[str, str, str]:
+        """(operation, kind, where): what the known-differences table lists."""
+        return (self.operation, self.kind, self.where)
+
+
+@dataclass(frozen=True)
+class Step:
+    """What the replay did with one interaction.
+
+    Attributes:
+        index: The interaction's place in its cassette.
+        method: Its method.
+        path: Its path as recorded.
+        operation: The operation it routed to (``""`` when none).
+        outcome: :data:`MATCHED`, :data:`DIFFERING`, :data:`SETUP` or :data:`SKIPPED`.
+        reason: Why it was applied as setup or skipped.
+        differences: How the mock's response differed (a replayed interaction's).
+    """
+
+    index: int
+    method: str
+    path: str
+    operation: str
+    outcome: str
+    reason: str = ""
+    differences: tuple[Difference, ...] = ()
+
+
+@dataclass
+class CassetteReport:
+    """One cassette's replay."""
+
+    name: str
+    steps: list[Step] = field(default_factory=list)
+
+    def count(self, *outcomes: str) -> int:
+        """How many interactions had one of these outcomes."""
+        return sum(1 for step in self.steps if step.outcome in outcomes)
+
+    @property
+    def replayed(self) -> int:
+        """Interactions replayed through a ``rest`` tool and compared."""
+        return self.count(MATCHED, DIFFERING)
+
+    @property
+    def differences(self) -> list[Difference]:
+        """Every difference found, in order."""
+        return [difference for step in self.steps for difference in step.differences]
+
+
+@dataclass
+class ConformanceReport:
+    """The replay of every cassette against one release's mock."""
+
+    version: str
+    cassettes: list[CassetteReport]
+
+    @property
+    def interactions(self) -> int:
+        """Recorded interactions."""
+        return sum(len(cassette.steps) for cassette in self.cassettes)
+
+    def count(self, *outcomes: str) -> int:
+        """How many interactions had one of these outcomes."""
+        return sum(cassette.count(*outcomes) for cassette in self.cassettes)
+
+    @property
+    def replayed(self) -> int:
+        """Interactions replayed through a ``rest`` tool and compared."""
+        return self.count(MATCHED, DIFFERING)
+
+    @property
+    def differences(self) -> list[Difference]:
+        """Every difference found, cassette by cassette."""
+        return [difference for cassette in self.cassettes for difference in cassette.differences]
+
+    def signatures(self) -> set[tuple[str, str, str]]:
+        """The distinct differences, as (operation, kind, where)."""
+        return {difference.signature for difference in self.differences}
+
+    def text(self, verbose: bool = True) -> str:
+        """The report: totals, each cassette's figures, its differences and what it skipped."""
+        total = self.interactions
+        sent = self.replayed + self.count(SETUP)
+        lines = [
+            f"Identity mock (Okta {self.version}), {len(self.cassettes)} cassettes, {total} interactions:",
+            f"  replayed through a rest tool and compared {self.replayed} ({_share(self.replayed, total)}): "
+            f"matched {self.count(MATCHED)}, differing {self.count(DIFFERING)}",
+            f"  applied to the store as setup {self.count(SETUP)}; skipped {self.count(SKIPPED)} "
+            f"(sent to the mock either way: {sent}, {_share(sent, total)})",
+            "",
+        ]
+        for cassette in self.cassettes:
+            lines.append(
+                f"{cassette.name}: {len(cassette.steps)} interactions, replayed {cassette.replayed} "
+                f"(matched {cassette.count(MATCHED)}, differing {cassette.count(DIFFERING)}), "
+                f"setup {cassette.count(SETUP)}, skipped {cassette.count(SKIPPED)}"
+            )
+            if not verbose:
+                continue
+            for step in cassette.steps:
+                head = f"  #{step.index} {step.method} {step.path}"
+                if step.outcome == DIFFERING:
+                    for difference in step.differences:
+                        what = f"{difference.kind} at {difference.where}: {difference.detail}"
+                        lines.append(f"{head} {step.operation}: {what}")
+                elif step.outcome == SKIPPED:
+                    lines.append(f"{head}: skipped ({step.operation or 'not served'}): {step.reason}")
+        kinds = Counter(difference.kind for difference in self.differences)
+        lines += [
+            "",
+            "Differences by kind: " + (", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) or "none"),
+        ]
+        lines.append(f"Distinct differences (operation, kind, where): {len(self.signatures())}")
+        for operation, kind, where in sorted(self.signatures()):
+            lines.append(f"  {operation} | {kind} | {where}")
+        reasons = Counter(
+            (step.operation or "not served", step.reason)
+            for cassette in self.cassettes
+            for step in cassette.steps
+            if step.outcome == SKIPPED
+        )
+        lines += ["", "Skipped, by operation and reason:"]
+        for (operation, reason), count in sorted(reasons.items()):
+            lines.append(f"  {count:3d}  {operation}: {reason}")
+        return "\n".join(lines)
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.0f}%" if whole else "n/a"
+
+
+# -- comparing one response ----------------------------------------------------------------------
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+class _Schemas:
+    """The candidate schemas of one place in a response.
+
+    ``$ref``s are followed and ``allOf`` parts, ``oneOf``/``anyOf`` alternatives and a
+    discriminator's subtypes all kept: a property is declared if any candidate declares it.
+    """
+
+    def __init__(self, document: Mapping[str, Any], schemas: Sequence[Mapping[str, Any]]) -> None:
+        self.document = document
+        self.schemas: list[Mapping[str, Any]] = []
+        seen: set[int] = set()
+        for schema in schemas:
+            self._flatten(schema, seen)
+
+    def _resolve(self, schema: Mapping[str, Any]) -> Mapping[str, Any]:
+        hops = 0
+        while "$ref" in schema and hops < 20:
+            node: Any = self.document
+            for part in schema["$ref"].removeprefix("#/").split("/"):
+                node = node[part]
+            schema, hops = node, hops + 1
+        return schema
+
+    def _flatten(self, schema: Mapping[str, Any], seen: set[int]) -> None:
+        """Add the schema and its ``allOf``/``oneOf``/``anyOf`` parts and subtypes, each once."""
+        schema = self._resolve(schema)
+        if id(schema) in seen:
+            return
+        seen.add(id(schema))
+        self.schemas.append(schema)
+        parts = [*schema.get("allOf", ()), *schema.get("oneOf", ()), *schema.get("anyOf", ())]
+        mapping = (schema.get("discriminator") or {}).get("mapping") or {}
+        parts += [{"$ref": target} for target in mapping.values()]
+        for part in parts:
+            self._flatten(part, seen)
+
+    def declares(self, name: str) -> bool:
+        """True if a candidate declares the property ``name``."""
+        return any(name in (schema.get("properties") or {}) for schema in self.schemas)
+
+    def at(self, name: str) -> _Schemas:
+        """The candidates of property ``name`` (or of the additional properties)."""
+        found = []
+        for schema in self.schemas:
+            properties = schema.get("properties") or {}
+            if name in properties:
+                found.append(properties[name])
+            elif isinstance(schema.get("additionalProperties"), Mapping):
+                found.append(schema["additionalProperties"])
+        return _Schemas(self.document, found)
+
+    def items(self) -> _Schemas:
+        """The candidates of an array's items."""
+        return _Schemas(
+            self.document,
+            [schema["items"] for schema in self.schemas if isinstance(schema.get("items"), Mapping)],
+        )
+
+    @property
+    def nullable(self) -> bool:
+        """True if a candidate allows ``null`` (OpenAPI 3.0's ``nullable``)."""
+        return any(schema.get("nullable") for schema in self.schemas)
+
+    @property
+    def enum(self) -> set[str] | None:
+        """The values allowed, if every candidate that constrains the place is an enum."""
+        enums = [schema["enum"] for schema in self.schemas if "enum" in schema]
+        if not enums:
+            return None
+        return {value for values in enums for value in values if isinstance(value, str)}
+
+
+def _response_schemas(document: Mapping[str, Any], operation: SpecOperation | None, status: int) -> _Schemas:
+    if operation is None:
+        return _Schemas(document, [])
+    item = document["paths"][operation.path][operation.method.lower()]
+    responses = item.get("responses", {})
+    response = responses.get(str(status)) or responses.get("default") or {}
+    if "$ref" in response:
+        response = _Schemas(document, [])._resolve(response)
+    content = (response.get("content") or {}).get("application/json") or {}
+    return _Schemas(document, [content["schema"]] if "schema" in content else [])
+
+
+class _Shape:
+    """The merged shape of values found at one place: their JSON types, keys and items."""
+
+    def __init__(self) -> None:
+        self.types: set[str] = set()
+        self.keys: dict[str, _Shape] = {}
+        self.items: _Shape | None = None
+
+    def add(self, value: Any) -> _Shape:
+        self.types.add(_json_type(value))
+        if isinstance(value, dict):
+            for key, item in value.items():
+                self.keys.setdefault(key, _Shape()).add(item)
+        elif isinstance(value, list):
+            if self.items is None:
+                self.items = _Shape()
+            for item in value:
+                self.items.add(item)
+        return self
+
+
+def _shape_differences(
+    operation: str, recorded: _Shape, mock: _Shape, schemas: _Schemas, where: str, in_list: bool = False
+) -> Iterator[Difference]:
+    """Keys and JSON types of the recorded and the mock's values at one place.
+
+    Inside a list the mock's items are partly its world's rows, not the cassette's objects, so
+    there a key the description declares may be absent from the recording, and ``null`` stands
+    for any type where the description marks the property nullable (or the recording shows both).
+    """
+    recorded_types, mock_types = set(recorded.types), set(mock.types)
+    if in_list and (schemas.nullable or (len(recorded_types) > 1 and "null" in recorded_types)):
+        recorded_types.discard("null")
+        mock_types.discard("null")
+    if recorded_types and mock_types and recorded_types != mock_types:
+        yield Difference(
+            operation, "type", where,
+            f"{'/'.join(sorted(recorded.types))} recorded, {'/'.join(sorted(mock.types))} from the mock",
+        )  # fmt: skip
+        return
+    for key in sorted(set(recorded.keys) - set(mock.keys)):
+        yield Difference(operation, "missing key", f"{where}.{key}", "recorded, absent from the mock")
+    for key in sorted(set(mock.keys) - set(recorded.keys)):
+        if not (in_list and schemas.declares(key)):
+            yield Difference(operation, "extra key", f"{where}.{key}", "from the mock, not recorded")
+    for key in sorted(set(recorded.keys) & set(mock.keys)):
+        yield from _shape_differences(
+            operation, recorded.keys[key], mock.keys[key], schemas.at(key), f"{where}.{key}", in_list
+        )
+    if recorded.items is not None and mock.items is not None and recorded.items.types and mock.items.types:
+        yield from _shape_differences(
+            operation, recorded.items, mock.items, schemas.items(), f"{where}[]", True
+        )
+
+
+def _enum_differences(operation: str, value: Any, schemas: _Schemas, where: str) -> Iterator[Difference]:
+    """The mock's values the description's schema does not allow."""
+    if isinstance(value, str):
+        allowed = schemas.enum
+        if allowed is not None and value not in allowed:
+            yield Difference(operation, "enum", where, f"{value!r} is not one of the described values")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _enum_differences(operation, item, schemas.at(key), f"{where}.{key}")
+    elif isinstance(value, list):
+        items = schemas.items()
+        for item in value:
+            yield from _enum_differences(operation, item, items, f"{where}[]")
+
+
+def _value_differences(
+    operation: str, recorded: Any, mock: Any, schemas: _Schemas, where: str
+) -> Iterator[Difference]:
+    """In one object (not a list of them), enum-valued properties holding another value than recorded."""
+    if isinstance(recorded, str) and isinstance(mock, str):
+        if schemas.enum is not None and recorded != mock:
+            yield Difference(operation, "value", where, f"{recorded} recorded, {mock} from the mock")
+    elif isinstance(recorded, dict) and isinstance(mock, dict):
+        for key in sorted(set(recorded) & set(mock)):
+            yield from _value_differences(
+                operation, recorded[key], mock[key], schemas.at(key), f"{where}.{key}"
+            )
+
+
+def _rels(link: str) -> set[str]:
+    return set(_REL.findall(link))
+
+
+def _header_differences(
+    operation: str, interaction: Interaction, result: CallResult, limit: int | None
+) -> Iterator[Difference]:
+    recorded = interaction.headers
+    mock = {name.lower(): value for name, value in result.headers.items()}
+    if "content-type" in recorded:
+        media = recorded["content-type"].split(";")[0].strip()
+        got = mock.get("content-type", "").split(";")[0].strip()
+        if got != media:
+            yield Difference(
+                operation, "header", "Content-Type", f"{media} recorded, {got or 'absent'} from the mock"
+            )
+    recorded_rels, mock_rels = _rels(recorded.get("link", "")), _rels(mock.get("link", ""))
+    if "self" in recorded_rels and "self" not in mock_rels:
+        yield Difference(operation, "header", 'Link rel="self"', "recorded, absent from the mock")
+    expect_next = "next" in recorded_rels
+    both_lists = isinstance(interaction.response, list) and isinstance(result.body, list)
+    if both_lists and limit is not None and len(interaction.response) != len(result.body):
+        # The orgs differ in size: a full page of the mock's own rows may go on.
+        expect_next = len(result.body) >= limit
+    if expect_next != ("next" in mock_rels) and (recorded_rels or mock_rels):
+        state = "recorded" if expect_next else "not recorded"
+        yield Difference(
+            operation,
+            "header",
+            'Link rel="next"',
+            f"{state}, {'present' if not expect_next else 'absent'} in the mock",
+        )
+    for name in ("X-Rate-Limit-Limit", "X-Rate-Limit-Remaining", "X-Rate-Limit-Reset"):
+        if name.lower() in recorded and name.lower() not in mock:
+            yield Difference(operation, "header", name, "recorded, absent from the mock")
+
+
+def compare(
+    document: Mapping[str, Any],
+    operation: SpecOperation,
+    interaction: Interaction,
+    result: CallResult,
+    limit: int | None = None,
+) -> list[Difference]:
+    """How the mock's response to a replayed request differs from the recorded one.
+
+    Args:
+        document: The release's derived description (the response schemas).
+        operation: The operation replayed.
+        interaction: The recorded request and response.
+        result: The mock's response.
+        limit: The page size the request asked for, if any (a list of the mock's own rows).
+    """
+    name = operation.operation_id
+    if result.status != interaction.status:
+        return [
+            Difference(name, "status", f"{interaction.status} -> {result.status}", _error_summary(result))
+        ]
+    found: list[Difference] = []
+    recorded, body = interaction.response, result.body
+    if isinstance(recorded, dict) and "errorCode" in recorded:
+        got = body.get("errorCode") if isinstance(body, dict) else None
+        if got != recorded["errorCode"]:
+            found.append(
+                Difference(name, "error code", "body.errorCode", f"{recorded['errorCode']} recorded, {got}")
+            )
+    schemas = _response_schemas(document, operation, result.status)
+    if recorded is not None or body is not None:
+        found += _shape_differences(name, _Shape().add(recorded), _Shape().add(body), schemas, "body")
+        found += _enum_differences(name, body, schemas, "body")
+        found += _value_differences(name, recorded, body, schemas, "body")
+    found += _header_differences(name, interaction, result, limit)
+    return found
+
+
+def _error_summary(result: CallResult) -> str:
+    body = result.body
+    if isinstance(body, dict) and "errorCode" in body:
+        causes = "; ".join(cause.get("errorSummary", "") for cause in body.get("errorCauses") or [])
+        return f"{body['errorCode']} {body.get('errorSummary', '')}" + (f" ({causes})" if causes else "")
+    return ""
+
+
+# -- the replay ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Route:
+    operation: SpecOperation
+    values: dict[str, str]
+
+
+def _match(template: str, path: str) -> list[str] | None:
+    """The path's values at the template's ``{}`` places, or None if it does not fit."""
+    want, got = template.strip("/").split("/"), path.strip("/").split("/")
+    if len(want) != len(got):
+        return None
+    values = []
+    for expected, actual in zip(want, got, strict=True):
+        if expected == "{}":
+            values.append(actual)
+        elif expected != actual:
+            return None
+    return values
+
+
+class _Replay:
+    """One cassette's replay in a fresh episode (see the module docstring)."""
+
+    def __init__(self, backend: Backend, version: str, cassette: Cassette) -> None:
+        self.backend = backend
+        self.version = version
+        self.document = spec_document(version)
+        self.cassette = cassette
+        system = backend.system
+        identity = system.user_identity(backend.store, system.setup_user)
+        if identity is None:
+            raise RuntimeError("the identity world has no setup administrator")
+        self.identity = identity
+        #: Ids the cassette saw for objects it created -> the mock's ids for them.
+        self.ids: dict[str, str] = {}
+        #: Pagination cursors the cassette followed -> the mock's at the same place.
+        self.cursors: dict[str, str] = {}
+        self.report = CassetteReport(cassette.name)
+
+    # -- routing
+
+    def route(self, interaction: Interaction) -> _Route | tuple[str, str] | None:
+        """The served operation (with its path values), an unmodelled one (id, why), or None."""
+        unmodelled = self._find(UNMODELLED, interaction)
+        if unmodelled is not None:
+            return unmodelled[0]
+        for operation in operations(self.version).values():
+            if operation.method != interaction.method:
+                continue
+            values = _match(operation.template, interaction.path)
+            if values is not None:
+                return _Route(operation, dict(zip(operation.path_parameters, values, strict=True)))
+        extra = self._find(_EXTRA_OPERATIONS, interaction)
+        if extra is not None:
+            (operation_id, names), values = extra
+            path = interaction.path
+            spec = SpecOperation(operation_id, interaction.method, path, tuple(names))
+            return _Route(spec, dict(zip(names, values, strict=True)))
+        return None
+
+    @staticmethod
+    def _find(table: Mapping[tuple[str, str], Any], interaction: Interaction) -> tuple[Any, list[str]] | None:
+        for (method, template), entry in table.items():
+            if method == interaction.method:
+                values = _match(template, interaction.path)
+                if values is not None:
+                    return entry, values
+        return None
+
+    def map_value(self, value: str) -> str:
+        return self.ids.get(value, value)
+
+    def mapped(self, value: Any) -> Any:
+        """A recorded value with every id the cassette created replaced by the mock's."""
+        if isinstance(value, str):
+            return self.map_value(value)
+        if isinstance(value, list):
+            return [self.mapped(item) for item in value]
+        if isinstance(value, dict):
+            return {key: self.mapped(item) for key, item in value.items()}
+        return value
+
+    # -- one interaction
+
+    def run(self, interaction: Interaction) -> Step:
+        found = self.route(interaction)
+        if found is None:
+            return self.step(interaction, "", SKIPPED, "not among the operations the mock serves")
+        if isinstance(found, tuple):
+            operation_id, why = found
+            return self.step(interaction, operation_id, SKIPPED, why)
+        operation = found.operation.operation_id
+        values = {}
+        for name, value in found.values.items():
+            if value in self.ids or "@" in value or (_ROLE_ID.match(value) and "role" in name.lower()):
+                values[name] = self.map_value(value)
+            elif _ID_LIKE.match(value):
+                return self.step(
+                    interaction, operation, SKIPPED, f"names {value}, which the replay did not create"
+                )
+            else:
+                return self.step(
+                    interaction,
+                    operation,
+                    SKIPPED,
+                    f"names `{value}`, a placeholder, not an object the cassette created",
+                )
+        setup = SETUP_OPERATIONS.get(operation)
+        if setup is not None:
+            if interaction.status >= 300:
+                return self.step(
+                    interaction,
+                    operation,
+                    SKIPPED,
+                    f"the recorded call failed ({interaction.status}) and changed nothing",
+                )
+            apply, why = setup
+            context = self.backend.context(self.identity)
+            try:
+                with self.backend.store.transaction():
+                    apply(self, context, values, interaction)
+            except Exception as error:  # a recorded object the mock cannot hold: say so, go on
+                return self.step(interaction, operation, SKIPPED, f"could not be set up: {error!r}")
+            return self.step(interaction, operation, SETUP, why)
+        tool = self.backend.surface.tools.get(operation)
+        if tool is None:
+            why = NO_TOOL.get(operation, "no rest tool, and nothing later in the cassette reads what it does")
+            return self.step(interaction, operation, SKIPPED, why)
+        return self.call(interaction, found.operation, values, tool.input_schema)
+
+    def step(self, interaction: Interaction, operation: str, outcome: str, reason: str = "",
+             differences: Sequence[Difference] = ()) -> Step:  # fmt: skip
+        step = Step(interaction.index, interaction.method, interaction.path, operation, outcome, reason,
+                    tuple(differences))  # fmt: skip
+        self.report.steps.append(step)
+        return step
+
+    def call(
+        self,
+        interaction: Interaction,
+        operation: SpecOperation,
+        values: dict[str, str],
+        schema: Mapping[str, Any],
+    ) -> Step:
+        properties = schema.get("properties", {})
+        arguments: dict[str, Any] = dict(values)
+        differences = []
+        limit = None
+        for name, value in interaction.query:
+            if name not in properties:
+                differences.append(
+                    Difference(operation.operation_id, "parameter", name, "not taken by the tool")
+                )
+                continue
+            if name == "after":
+                value = self.cursors.get(value, value)
+            arguments[name] = _typed(self.mapped(value), properties[name])
+            if name == "limit":
+                limit = int(value)
+        body = interaction.body
+        if (
+            body is None
+            and operation.operation_id in REBUILT_BODIES
+            and isinstance(interaction.response, dict)
+        ):
+            body = {key: interaction.response[key] for key in REBUILT_BODIES[operation.operation_id]
+                    if key in interaction.response}  # fmt: skip
+        if isinstance(body, dict):
+            arguments.update(self.mapped(body))
+        result = self.backend.call(operation.operation_id, arguments, identity=self.identity)
+        self.follow_cursor(interaction, result)
+        differences += compare(self.document, operation, interaction, result, limit)
+        return self.step(
+            interaction, operation.operation_id, DIFFERING if differences else MATCHED, "", differences
+        )
+
+    def follow_cursor(self, interaction: Interaction, result: CallResult) -> None:
+        """Remember the mock's next-page cursor as the one the cassette's next request will carry."""
+        recorded = _AFTER.findall(_next_link(interaction.headers.get("link", "")))
+        mock = _AFTER.findall(_next_link({k.lower(): v for k, v in result.headers.items()}.get("link", "")))
+        if recorded and mock:
+            self.cursors[recorded[0]] = mock[0]
+
+    # -- setup, applied to the store from the recorded response
+
+    def create(
+        self, ctx: CallContext, table: str, recorded_id: str, values: Mapping[str, str]
+    ) -> dict[str, str]:
+        row = ENGINE.system_insert(ctx, table, values)
+        if recorded_id:
+            self.ids[recorded_id] = row[ctx.store.catalog[table].key_field]
+        return row
+
+
+def _next_link(link: str) -> str:
+    return next((part for part in link.split(",") if 'rel="next"' in part), "")
+
+
+def _typed(value: str, schema: Mapping[str, Any]) -> Any:
+    kind = schema.get("type")
+    if kind == "boolean":
+        return value.lower() == "true"
+    if kind == "integer":
+        try:
+            return int(value)
+        except ValueError:
+            return value
+    return value
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def _setup_user(run: _Replay, ctx: CallContext, values: dict[str, str], interaction: Interaction) -> None:
+    """``createUser``: the user as recorded (status, profile, provider), in ``Everyone``."""
+    recorded = interaction.response
+    now = ctx.clock.now_text()
+    columns = ctx.store.catalog["user"].columns
+    row = {name: _text(value) for name, value in (recorded.get("profile") or {}).items() if name in columns}
+    provider = (recorded.get("credentials") or {}).get("provider") or {}
+    row.update(
+        status=recorded["status"],
+        activated=now if recorded.get("activated") else "",
+        statusChanged=now if recorded.get("statusChanged") else "",
+        passwordChanged=now if recorded.get("passwordChanged") else "",
+        providerType=_text(provider.get("type")),
+        providerName=_text(provider.get("name")),
+    )
+    user = run.create(ctx, "user", recorded["id"], row)
+    everyone = ctx.store.select("group", "type = 'BUILT_IN' AND name = 'Everyone'", limit=1)
+    if everyone:
+        ENGINE.system_insert(ctx, "group_member", {"groupId": everyone[0]["id"], "userId": user["id"]})
+
+
+def _setup_group(run: _Replay, ctx: CallContext, values: dict[str, str], interaction: Interaction) -> None:
+    """``addGroup``/``createGroup``: an ``OKTA_GROUP`` with the recorded name and description."""
+    recorded = interaction.response
+    profile = recorded.get("profile") or {}
+    run.create(ctx, "group", recorded["id"], {
+        "type": recorded.get("type") or "OKTA_GROUP",
+        "name": _text(profile.get("name")),
+        "description": _text(profile.get("description")),
+        "lastMembershipUpdated": ctx.clock.now_text(),
+    })  # fmt: skip
+
+
+def _replace_group(run: _Replay, ctx: CallContext, values: dict[str, str], interaction: Interaction) -> None:
+    """``replaceGroup``: the recorded profile."""
+    profile = (interaction.response or {}).get("profile") or {}
+    ENGINE.system_update(ctx, "group", ctx.store.get("group", values["groupId"]) or {}, {
+        "name": _text(profile.get("name")), "description": _text(profile.get("description")),
+    })  # fmt: skip
+
+
+def _members(ctx: CallContext, group_id: str) -> list[dict[str, str]]:
+    users = [
+        ctx.store.get("user", row["userId"])
+        for row in ctx.store.select("group_member", '"groupId" = ?', (group_id,))
+    ]
+    return [user for user in users if user is not None]
+
+
+def _delete_group(run: _Replay, ctx: CallContext, values: dict[str, str], interaction: Interaction) -> None:
+    """``deleteGroup``: the group, its memberships (apps reconciled), app and role assignments."""
+    group_id = values["groupId"]
+    members = _members(ctx, group_id)
+    for table in ("group_member", "app_group", "role_assignment"):
+        for row in ctx.store.select(table, '"groupId" = ?', (group_id,)):
+            ctx.store.delete(table, row["id"])
+    ctx.store.delete("group", group_id)
+    for user in members:
+        reconcile_user(ctx, user)
+
+
+def _setup_app(run: _Replay, ctx: CallContext, values: dict[str, str], interaction: Interaction) -> None:
+    """``createApplication``: the recorded name, label, status and sign-on mode."""
+    recorded = interaction.response
+    run.create(ctx, "app", recorded["id"], {
+        name: _text(recorded.get(name)) for name in ("name", "label", "status", "signOnMode")
+    })  # fmt: skip
+
+
+def _deactivate_app(run: _Replay, ctx: CallContext, values: dict[str, str], interaction: Interaction) -> None:
+    """``deactivateApplication``: status ``INACTIVE``."""
+    ENGINE.system_update(ctx, "app", ctx.store.get("app", values["appId"]) or {}, {"status": "INACTIVE"})
+
+
+def _delete_app(run: _Replay, ctx: CallContext, values: dict[str, str], interaction: Interaction) -> None:
+    """``deleteApplication``: the app and its user and group assignments."""
+    for table in ("app_user", "app_group"):
+        for row in ctx.store.select(table, '"appId" = ?', (values["appId"],)):
+            ctx.store.delete(table, row["id"])
+    ctx.store.delete("app", values["appId"])
+
+
+def _assign_group_app(
+    run: _Replay, ctx: CallContext, values: dict[str, str], interaction: Interaction
+) -> None:
+    """``assignGroupToApplication``: the assignment (recorded priority); the members get the app."""
+    recorded = interaction.response or {}
+    priority = _text(recorded.get("priority", 0))
+    ENGINE.system_insert(ctx, "app_group", {"appId": values["appId"], "groupId": values["groupId"],
+                                            "priority": priority})  # fmt: skip
+    for user in _members(ctx, values["groupId"]):
+        reconcile_user(ctx, user)
+
+
+def _unassign_group_app(
+    run: _Replay, ctx: CallContext, values: dict[str, str], interaction: Interaction
+) -> None:
+    """``unassignApplicationFromGroup``: the assignment removed; members keep only what another grants."""
+    where = '"appId" = ? AND "groupId" = ?'
+    for row in ctx.store.select("app_group", where, (values["appId"], values["groupId"])):
+        ctx.store.delete("app_group", row["id"])
+    for user in _members(ctx, values["groupId"]):
+        reconcile_user(ctx, user)
+
+
+def _assign_group_role(
+    run: _Replay, ctx: CallContext, values: dict[str, str], interaction: Interaction
+) -> None:
+    """``assignRoleToGroup``: the recorded role, held by the group."""
+    recorded = interaction.response
+    ENGINE.system_insert(ctx, "role_assignment", {
+        "groupId": values["groupId"], "type": recorded["type"], "label": _text(recorded.get("label")),
+        "status": _text(recorded.get("status")), "assignmentType": "GROUP",
+    })  # fmt: skip
+
+
+def _unassign_group_role(
+    run: _Replay, ctx: CallContext, values: dict[str, str], interaction: Interaction
+) -> None:
+    """``unassignRoleFromGroup``: the group's role of that id removed."""
+    for row in ctx.store.select("role_assignment", '"groupId" = ?', (values["groupId"],)):
+        if role_id(row["type"]) == values["roleAssignmentId"]:
+            ctx.store.delete("role_assignment", row["id"])
+
+
+_CREATED = (
+    "no rest tool (an agent does not create {}): created in the mock's store from the recorded response"
+)
+_APPLIED = "no rest tool; later requests read what it does: applied to the mock's store as recorded"
+
+#: Operations without a ``rest`` tool that the replay applies to the store (operationId -> (what
+#: it does, why)); both releases' names of an operation are listed.
+SETUP_OPERATIONS: dict[
+    str, tuple[Callable[[_Replay, CallContext, dict[str, str], Interaction], None], str]
+] = {
+    "createUser": (_setup_user, _CREATED.format("users")),
+    "createGroup": (_setup_group, _CREATED.format("groups")),
+    "addGroup": (_setup_group, _CREATED.format("groups")),
+    "createApplication": (_setup_app, _CREATED.format("apps")),
+    "replaceGroup": (_replace_group, _APPLIED),
+    "deleteGroup": (_delete_group, _APPLIED),
+    "assignGroupToApplication": (_assign_group_app, _APPLIED),
+    "unassignApplicationFromGroup": (_unassign_group_app, _APPLIED),
+    "assignRoleToGroup": (_assign_group_role, _APPLIED),
+    "unassignRoleFromGroup": (_unassign_group_role, _APPLIED),
+    "deactivateApplication": (_deactivate_app, _APPLIED),
+    "deleteApplication": (_delete_app, _APPLIED),
+}
+
+#: Why an operation of the derived description has no ``rest`` tool (the others' reason: nothing
+#: later reads what they do).
+NO_TOOL = {
+    "replaceUser": "no rest tool: updateUser is the profile update the mock serves (replaceUser sets the "
+    "password too)",
+    "getApplicationGroupAssignment": "no rest tool: listApplicationGroupAssignments lists the assignments",
+    "updateApplicationUser": "no rest tool: an app user's name is set when the app is assigned",
+}
+
+
+def replay(version: str = CURRENT_VERSION, cassettes: Sequence[Cassette] | None = None) -> ConformanceReport:
+    """Replay the cassettes against the mock of a release (see the module docstring).
+
+    Args:
+        version: The release of Okta's description the mock is built from.
+        cassettes: The cassettes to replay (default: every shipped one).
+
+    Returns:
+        The report: per cassette, each interaction's outcome and differences.
+    """
+    system: System = identity_system(version)
+    backend = Backend(system, size="tiny", world_seed=0, surface="rest")
+    try:
+        reports = []
+        for cassette in load_cassettes() if cassettes is None else cassettes:
+            backend.reset(episode_seed=0)
+            backend.mark_start()
+            run = _Replay(backend, version, cassette)
+            for interaction in cassette.interactions:
+                run.run(interaction)
+            reports.append(run.report)
+        return ConformanceReport(version, reports)
+    finally:
+        backend.close()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print the conformance report (``python -m enterprise_envs.mocks.identity.conformance``)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--version", default=CURRENT_VERSION, help="release of Okta's description")
+    parser.add_argument("--brief", action="store_true", help="figures only, no per-interaction lines")
+    args = parser.parse_args(argv)
+    try:
+        report = replay(args.version)
+    except ImportError:
+        print("PyYAML is needed to read the cassettes: pip install pyyaml", file=sys.stderr)
+        return 2
+    print(report.text(verbose=not args.brief))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
