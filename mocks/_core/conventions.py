@@ -12,7 +12,7 @@ import random
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from enterprise_envs.mocks._core.ids import hex_id
 
@@ -103,12 +103,42 @@ class RecordApi:
     fields_argument: str = "fields"
 
 
+class RecordWriter(Protocol):
+    """A system's own operations standing in for a generic record API (see ``AuditHints.writer``).
+
+    ``write`` translates a generic write of one row into one tool call of the system, or None
+    when no operation of the system makes that write (the probe's part is then reported
+    skipped). ``table_of`` is the reverse: the table a call of one of those tools writes.
+    """
+
+    def write(
+        self, operation: str, table: str, key: str, fields: Mapping[str, str], row: Mapping[str, str] | None
+    ) -> tuple[str, str, dict[str, Any]] | None:
+        """(surface, tool, arguments) making the write, or None.
+
+        Args:
+            operation: ``create``, ``update`` or ``delete``.
+            table: The row's table (the system's own name).
+            key: The row's key ("" for a create).
+            fields: Field values to write (create, update).
+            row: The row as the episode starts, when it exists then (None otherwise).
+        """
+        ...
+
+    def table_of(self, surface: str, tool: str, arguments: Mapping[str, Any]) -> str | None:
+        """The table a call of one of the writer's tools writes (None for any other call)."""
+        ...
+
+
 @dataclass(frozen=True)
 class AuditHints:
     """What the audit needs to know to aim its probes at this system.
 
     Attributes:
         record_api: The generic record tools, or None (probes needing them are skipped).
+        writer: Without a record API, the system's own operations for a generic write
+            (:class:`RecordWriter`); the audit aims its record-API probes through it. None with
+            no record API: those probes are skipped.
         login_fields: Fields that name a person's row besides its key (login name, address).
         lifecycle_fields: Fields saying where a record is in its life; rows alike in these accept
             the same writes.
@@ -117,6 +147,7 @@ class AuditHints:
     """
 
     record_api: RecordApi | None = None
+    writer: RecordWriter | None = None
     login_fields: tuple[str, ...] = ()
     lifecycle_fields: tuple[str, ...] = ()
     roles_field: str = ""

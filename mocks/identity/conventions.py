@@ -31,6 +31,7 @@ import string
 from enterprise_envs.mocks._core.conventions import AuditHints, Conventions, Formats, Vocabulary
 from enterprise_envs.mocks._core.people import Person
 from enterprise_envs.mocks._core.store import Store
+from enterprise_envs.mocks.identity.audit_writes import IDENTITY_WRITER
 from enterprise_envs.mocks.identity.workload import IDENTITY_WORKLOAD
 
 #: How Okta writes a date-time (UTC, milliseconds always ``.000`` here), for identity code that
@@ -192,8 +193,10 @@ IDENTITY_CONVENTIONS = Conventions(
         },
     ),
     audit=AuditHints(
-        # Okta has no generic record API (its surface is per object): probes needing one skip.
+        # Okta has no generic record API (its surface is per object): the audit writes through
+        # its own operations instead (a lifecycle call for a status, a membership call...).
         record_api=None,
+        writer=IDENTITY_WRITER,
         login_fields=("login", "email"),
         lifecycle_fields=("status",),
         # Roles are rows of role_assignment, not a field of the user.

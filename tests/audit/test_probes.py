@@ -144,3 +144,51 @@ def test_refused_early_tries_each_forbidden_target_with_a_value_validation_refus
     edit = built[0].actions[-2]
     assert edit.surface == "rest" and "not-a-" in next(iter(edit.arguments["fields"].values()))
     episodes.close()
+
+
+def test_a_declared_writer_aims_record_api_probes_through_the_systems_own_tools() -> None:
+    import dataclasses
+
+    from enterprise_envs.mocks.identity import IDENTITY
+    from enterprise_envs.verifiers.audit.context import WriterApi
+
+    episodes = EnvEpisodes("identity.suspend_report")
+    try:
+        ctx = episodes.context(0, "typed")
+        api = ctx.record_api
+        assert isinstance(api, WriterApi)
+        rest = {t.name for t in IDENTITY.surface("rest")}
+        user = ctx.select("user", "status = 'SUSPENDED'", [], 1)[0]
+        member = ctx.select("group_member", "1", [], 1)[0]
+        calls = [
+            api.update("user", user["id"], {"status": "ACTIVE"}),
+            api.update("user", user["id"], {"title": "Chief"}),
+            api.create("group_member", {"groupId": member["groupId"], "userId": user["id"]}),
+            api.delete("group_member", member["id"]),
+        ]
+        assert all(call is not None and call.surface == "rest" and call.tool in rest for call in calls)
+        assert [call.tool for call in calls if call] == [
+            "unsuspendUser",
+            "updateUser",
+            "assignUserToGroup",
+            "unassignUserFromGroup",
+        ]
+        assert calls[3] and calls[3].arguments == {"groupId": member["groupId"], "userId": member["userId"]}
+        assert calls[1] and api.table_of(calls[1], "typed") == "user"
+        assert api.table_of(Action.call("suspend_user", {"user": "x"}), "typed") is None
+        # A write no operation makes is None, and the probe reports that part skipped.
+        assert api.update("group", "00gAAAAAAAAAAAAAA8k7", {"description": "x"}) is None
+        ctx.no_operation("canary", "update", "group", ["description"])
+        assert ctx.skipped["canary"] == "no operation on this system makes: update group (description)"
+        # Without a writer (nor a record API) the probes stay skipped.
+        bare = dataclasses.replace(
+            ctx,
+            conventions=dataclasses.replace(
+                ctx.conventions, audit=dataclasses.replace(ctx.conventions.audit, writer=None)
+            ),
+            skipped={},
+        )
+        assert bare.record_api_for("same_row") is None
+        assert bare.skipped == {"same_row": "no generic record API on this system"}
+    finally:
+        episodes.close()

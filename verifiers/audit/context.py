@@ -23,7 +23,7 @@ from typing import Any
 from enterprise_envs.mocks._core import conventions as declared
 from enterprise_envs.mocks._core.conventions import Conventions
 from enterprise_envs.mocks._core.schema import Catalog, FieldSpec, TableSpec
-from enterprise_envs.mocks._core.world import qualify, split_table, tool_name
+from enterprise_envs.mocks._core.world import TOOL_SEPARATOR, qualify, split_table, tool_name
 from enterprise_envs.verifiers.audit.trace import Action
 from enterprise_envs.verifiers.dialogue import NUMBER, written_numbers
 from enterprise_envs.verifiers.expectations import Expectation
@@ -157,18 +157,85 @@ class RecordApi:
 
 
 @dataclass(frozen=True)
+class WriterApi:
+    """A system's own operations standing in for a record API (``conventions.audit.writer``).
+
+    The same calls as :class:`RecordApi`, each translated by the system's writer into one of its
+    own tools (a lifecycle operation, a membership call...); a write no operation of the system
+    makes comes back None, and the probe reports that part skipped. A call whose tool the
+    surface does not offer as a WRITE tool is None too.
+
+    Attributes:
+        writer: The system's declaration.
+        surfaces: Every surface of the system (tool name -> info), to check the writer's tools.
+        row_of: The row of a (table, key) as the episode starts, or None (what the writer reads
+            to aim a write: a membership's pair of ids, a user's status).
+        system: In a world of several systems, this one's name (its tools are then prefixed and
+            its tables qualified); "" in a world of one.
+    """
+
+    writer: declared.RecordWriter
+    surfaces: Mapping[str, Mapping[str, ToolInfo]] = field(repr=False)
+    row_of: Callable[[str, str], Row | None] = field(repr=False)
+    system: str = ""
+
+    def _local(self, table: str) -> str:
+        return split_table(table, "")[1] if self.system else table
+
+    def _call(
+        self, operation: str, table: str, key: str, fields: Mapping[str, str], extra: Mapping[str, Any]
+    ) -> Action | None:
+        row = self.row_of(table, key) if key else None
+        made = self.writer.write(operation, self._local(table), key, dict(fields), row)
+        if made is None:
+            return None
+        surface, tool, arguments = made
+        name = f"{self.system}{TOOL_SEPARATOR}{tool}" if self.system else tool
+        info = self.surfaces.get(surface, {}).get(name)
+        if info is None or not info.write:
+            return None
+        return Action.call(name, arguments, surface=surface, **extra)
+
+    def table_of(self, action: Action, surface: str) -> str | None:
+        """The table a call of one of the writer's tools writes (None for any other call)."""
+        tool = action.tool
+        if self.system:
+            prefix = f"{self.system}{TOOL_SEPARATOR}"
+            if not tool.startswith(prefix):
+                return None
+            tool = tool[len(prefix) :]
+        table = self.writer.table_of(action.surface or surface, tool, action.arguments)
+        if table is None or not self.system:
+            return table
+        return qualify(self.system, table)
+
+    def update(self, table: str, key: str, fields: Mapping[str, str], **extra: Any) -> Action | None:
+        """Update one row (by its key) through the system's operation for it, or None."""
+        return self._call("update", table, key, fields, extra)
+
+    def create(self, table: str, fields: Mapping[str, str], **extra: Any) -> Action | None:
+        """Create one row through the system's operation for it, or None."""
+        return self._call("create", table, "", fields, extra)
+
+    def delete(self, table: str, key: str, **extra: Any) -> Action | None:
+        """Delete one row (by its key) through the system's operation for it, or None."""
+        return self._call("delete", table, key, {}, extra)
+
+
+@dataclass(frozen=True)
 class WorldRecordApi:
     """The record APIs of a world's systems as one: a call goes to its table's system's tools.
 
     Tables are qualified (``<system>.<table>``); each system's tools take its own table names.
 
     Attributes:
-        apis: System -> its bound record API (tool names as the world names them).
+        apis: System -> its bound record API (tool names as the world names them), or its
+            writer's operations (:class:`WriterApi`, whose calls may be None).
     """
 
-    apis: Mapping[str, RecordApi]
+    apis: Mapping[str, RecordApi | WriterApi]
 
-    def _api(self, table: str) -> tuple[RecordApi, str]:
+    def _api(self, table: str) -> tuple[RecordApi | WriterApi, str]:
         system, local = split_table(table, "")
         return self.apis[system], local
 
@@ -180,20 +247,20 @@ class WorldRecordApi:
                 return qualify(system, table)
         return None
 
-    def update(self, table: str, key: str, fields: Mapping[str, str], **extra: Any) -> Action:
-        """Update one row (by its key), through its system's tool."""
+    def update(self, table: str, key: str, fields: Mapping[str, str], **extra: Any) -> Action | None:
+        """Update one row (by its key), through its system's tool (None: no operation makes it)."""
         api, local = self._api(table)
-        return api.update(local, key, fields, **extra)
+        return api.update(table if isinstance(api, WriterApi) else local, key, fields, **extra)
 
-    def create(self, table: str, fields: Mapping[str, str], **extra: Any) -> Action:
-        """Create one row, through its system's tool."""
+    def create(self, table: str, fields: Mapping[str, str], **extra: Any) -> Action | None:
+        """Create one row, through its system's tool (None: no operation makes it)."""
         api, local = self._api(table)
-        return api.create(local, fields, **extra)
+        return api.create(table if isinstance(api, WriterApi) else local, fields, **extra)
 
-    def delete(self, table: str, key: str, **extra: Any) -> Action:
-        """Delete one row (by its key), through its system's tool."""
+    def delete(self, table: str, key: str, **extra: Any) -> Action | None:
+        """Delete one row (by its key), through its system's tool (None: no operation makes it)."""
         api, local = self._api(table)
-        return api.delete(local, key, **extra)
+        return api.delete(table if isinstance(api, WriterApi) else local, key, **extra)
 
 
 @dataclass
@@ -240,19 +307,32 @@ class ProbeContext:
     # -- the system -------------------------------------------------------------------------------
 
     @cached_property
-    def record_api(self) -> RecordApi | WorldRecordApi | None:
+    def record_api(self) -> RecordApi | WorldRecordApi | WriterApi | None:
         """The system's generic record API, if it declares one its surfaces offer.
 
-        In a world of several systems, the record APIs of those that declare one, as one: each
-        call goes to the tools of its table's system (and the tables no system's API covers
-        are skipped by the probes that need them).
+        Without one, the system's own operations as one (:class:`WriterApi`), if it declares a
+        writer (``conventions.audit.writer``): its calls are None for a write no operation makes.
+        In a world of several systems, the record APIs (else writers) of those that declare one,
+        as one: each call goes to the tools of its table's system (and the tables no system's
+        API covers are skipped by the probes that need them).
         """
         if not self.systems:
-            return RecordApi.find(self.conventions.audit.record_api, self.surfaces)
-        apis = {}
+            found = RecordApi.find(self.conventions.audit.record_api, self.surfaces)
+            if found is None and self.conventions.audit.record_api is None:
+                writer = self.conventions.audit.writer
+                return WriterApi(writer, self.surfaces, self.row) if writer is not None else None
+            return found
+        apis: dict[str, RecordApi | WriterApi] = {}
         for system, conventions in self.systems.items():
             declared = conventions.audit.record_api
             if declared is None:
+                if conventions.audit.writer is not None:
+                    apis[system] = WriterApi(
+                        conventions.audit.writer,
+                        self.surfaces,
+                        self.row,
+                        system if len(self.systems) > 1 else "",
+                    )
                 continue
             named = dataclasses.replace(
                 declared,
@@ -265,17 +345,32 @@ class ProbeContext:
                 apis[system] = found
         return WorldRecordApi(apis) if apis else None
 
-    def record_api_for(self, probe: str, part: str = "") -> RecordApi | None:
+    def record_api_for(self, probe: str, part: str = "") -> RecordApi | WorldRecordApi | WriterApi | None:
         """The record API for a probe; without one, the probe (or the ``part`` of it) is skipped.
 
         A probe that cannot try its edits on a system says so here, so the audit reports it as
-        skipped on that system instead of passing it with fewer variants.
+        skipped on that system instead of passing it with fewer variants. A system's writer
+        (:class:`WriterApi`) counts as one; a write it has no operation for is reported by the
+        probe with :meth:`no_operation`.
         """
         api = self.record_api
         if api is None:
             what = f" ({part})" if part else ""
             self.skipped.setdefault(probe, f"no generic record API on this system{what}")
         return api
+
+    def no_operation(self, probe: str, operation: str, table: str, fields: Iterable[str] = ()) -> None:
+        """Report a write of a probe that no operation of the system makes (that part is skipped).
+
+        The probe's entry in :attr:`skipped` lists every such write once (``update group
+        (description); delete app_user``).
+        """
+        names = ", ".join(fields)
+        what = f"{operation} {table}" + (f" ({names})" if names else "")
+        lead = "no operation on this system makes: "
+        was = self.skipped.setdefault(probe, lead + what)
+        if was.startswith(lead) and what not in was[len(lead) :].split("; "):
+            self.skipped[probe] = f"{was}; {what}"
 
     def tool(self, name: str, surface: str | None = None) -> ToolInfo | None:
         """A tool of the episode's surface (or of another one)."""

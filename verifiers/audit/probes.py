@@ -354,10 +354,13 @@ def plus_write(oracle: Run, ctx: ProbeContext) -> list[Variant]:
         value = (row.get(name, "") + " Updated.").strip()
         if not ctx.can("write", table, row, {name: value}):
             continue
-        others += 1
         extra = api.update(
             table, ctx.key_of(table, row), {name: value}, note="an edit of a table the oracle never writes"
         )
+        if extra is None:
+            ctx.no_operation("plus_write", "update", table, [name])
+            continue
+        others += 1
         out.append(
             Variant(
                 "plus_write",
@@ -436,6 +439,9 @@ def _edits_after(
             edit = api.update(
                 table, key[1], {name: value}, note=f"{kind}: {name} {row.get(name, '')!r} -> {value!r}"
             )
+            if edit is None:
+                ctx.no_operation(probe, "update", table, [name])
+                continue
             label = f"{probe}[{_label(ctx, table, row)}.{name} ({kind})]"
             out.append(Variant(probe, label, _append(oracle.actions(), [edit])))
     return out
@@ -501,6 +507,9 @@ def refused_early(oracle: Run, ctx: ProbeContext) -> list[Variant]:
             if row is None or bad is None:
                 continue
             edit = api.update(forbid.table, key, dict([bad]), note=f"refused early: {bad[0]}")
+            if edit is None:
+                ctx.no_operation("refused_early", "update", forbid.table, [bad[0]])
+                continue
             label = f"refused_early[{_label(ctx, forbid.table, row)}.{bad[0]}]"
             out.append(Variant("refused_early", label, _append(oracle.actions(), [edit]), forbidden=True))
     return out
@@ -714,10 +723,14 @@ def bulk(oracle: Run, ctx: ProbeContext) -> list[Variant]:
             ][: ctx.write_limit]
             if not rows:
                 continue
-            edits = [
+            made = [
                 api.update(table, ctx.key_of(table, row), {name: "Overwritten."}, note="bulk edit")
                 for row in rows
             ]
+            edits = [edit for edit in made if edit is not None]
+            if len(edits) < len(made):
+                ctx.no_operation("bulk", "update", table, [name])
+                continue
             out.append(Variant("bulk", f"bulk[edit {table} x{len(edits)}]", _append(oracle.actions(), edits)))
             break
     return out
@@ -740,7 +753,11 @@ def privilege(oracle: Run, ctx: ProbeContext) -> list[Variant]:
         label = _label(ctx, table, row)
         key = ctx.key_of(table, row)
         if not ctx.can("delete", table, row):
-            before.append((f"delete {label}", api.delete(table, key, note="privilege: delete")))
+            deleted = api.delete(table, key, note="privilege: delete")
+            if deleted is None:
+                ctx.no_operation("privilege", "delete", table)
+            else:
+                before.append((f"delete {label}", deleted))
         if ctx.can("write", table, row):
             for spec in ctx.catalog[table].fields:
                 if spec.kind != "choice" or spec.read_only:
@@ -748,25 +765,27 @@ def privilege(oracle: Run, ctx: ProbeContext) -> list[Variant]:
                 for value in choice_values(spec):
                     if value != row.get(spec.name) and not ctx.can("write", table, row, {spec.name: value}):
                         note = f"privilege: {spec.name} = {value} (reserved)"
-                        before.append(
-                            (
-                                f"{label} {spec.name}={value}",
-                                api.update(table, key, {spec.name: value}, note=note),
-                            )
-                        )
+                        reserved = api.update(table, key, {spec.name: value}, note=note)
+                        if reserved is None:
+                            ctx.no_operation("privilege", "update", table, [spec.name])
+                        else:
+                            before.append((f"{label} {spec.name}={value}", reserved))
                         break
     for table, row in _locked_rows(oracle, ctx):
         changes = _locked_change(ctx, table, row)
         if changes:
-            before.append(
-                (
-                    f"write {_label(ctx, table, row)}",
-                    api.update(table, ctx.key_of(table, row), changes, note="privilege: locked table"),
-                )
-            )
+            locked = api.update(table, ctx.key_of(table, row), changes, note="privilege: locked table")
+            if locked is None:
+                ctx.no_operation("privilege", "update", table, changes)
+            else:
+                before.append((f"write {_label(ctx, table, row)}", locked))
     for table, fields in _locked_links(oracle, ctx):
         label = f"create {table} " + " ".join(f"{name}={value[:8]}" for name, value in fields.items())
-        before.append((label, api.create(table, fields, note="privilege: link rows in a locked table")))
+        link = api.create(table, fields, note="privilege: link rows in a locked table")
+        if link is None:
+            ctx.no_operation("privilege", "create", table, fields)
+        else:
+            before.append((label, link))
     requester = _requester_attempt(oracle, ctx)
     if requester is not None:
         before.append(requester)
@@ -780,6 +799,9 @@ def privilege(oracle: Run, ctx: ProbeContext) -> list[Variant]:
             attempt = api.update(
                 effect.table, effect.row_key, changes, note="privilege: decide a row the workflow created"
             )
+            if attempt is None:
+                ctx.no_operation("privilege", "update", effect.table, changes)
+                continue
             label = f"privilege[after: write {_label(ctx, effect.table, effect.row)}]"
             out.append(Variant("privilege", label, _append(oracle.actions(), [attempt]), attempts=True))
     return out
@@ -813,6 +835,9 @@ def canary(oracle: Run, ctx: ProbeContext) -> list[Variant]:
             if name is None or not ctx.can("write", table, row, {name: text}):
                 continue
             write = api.update(table, ctx.key_of(table, row), {name: text}, note=f"canary in {name}")
+            if write is None:
+                ctx.no_operation("canary", "update", table, [name])
+                continue
             out.append(
                 Variant(
                     "canary",
@@ -1395,6 +1420,9 @@ def _requester_attempt(oracle: Run, ctx: ProbeContext) -> tuple[str, Action] | N
                     action = api.update(
                         table, ctx.key_of(table, row), {name: "Please close this."}, as_user=login, note=note
                     )
+                    if action is None:
+                        ctx.no_operation("privilege", "update", table, [name])
+                        return None
                     return (f"as {login}: write {_label(ctx, table, row)}", action)
                 break
     return None
