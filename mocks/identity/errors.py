@@ -41,12 +41,15 @@ class OktaError(ToolError):
     causes: tuple[str, ...] = ()
 
 
+#: Okta's summary of E0000006 (a refused action), also the generic layers' 403.
+_NO_PERMISSION = "You do not have permission to perform the requested action"
+
 #: The code an error the generic layers raise (schema validation, an injected fault) gets, and
 #: the summary of the kinds whose summary Okta fixes.
 _KIND_CODES: dict[ErrorKind, tuple[str, str | None]] = {
     ErrorKind.INVALID_ARGUMENT: ("E0000001", None),
     ErrorKind.NOT_FOUND: ("E0000007", None),
-    ErrorKind.PERMISSION_DENIED: ("E0000006", "You do not have permission to perform the requested action"),
+    ErrorKind.PERMISSION_DENIED: ("E0000006", _NO_PERMISSION),
     ErrorKind.CONFLICT: ("E0000001", None),
     ErrorKind.RATE_LIMITED: ("E0000047", "API call exceeded rate limit due to too many requests."),
     ErrorKind.UNAVAILABLE: ("E0000010", "Service is in read only mode"),
@@ -114,38 +117,31 @@ def resource_not_found(key: str, kind: str) -> OktaError:
     return okta_error(ErrorKind.NOT_FOUND, "E0000007", f"Not found: Resource not found: {key} ({kind})")
 
 
-def access_denied() -> OktaError:
-    """403 E0000006: the caller's admin role does not allow this."""
-    return okta_error(
-        ErrorKind.PERMISSION_DENIED, "E0000006", "You do not have permission to perform the requested action"
-    )
+def _refused(code: str, summary: str, causes: tuple[str, ...] = (), status: int = 0) -> OktaError:
+    """A refusal (PERMISSION_DENIED: 403 unless ``status`` says otherwise) in Okta's words."""
+    return okta_error(ErrorKind.PERMISSION_DENIED, code, summary, causes, status)
+
+
+def access_denied(*causes: str) -> OktaError:
+    """403 E0000006: the caller's admin role does not allow this (``causes``: why, when Okta says)."""
+    return _refused("E0000006", _NO_PERMISSION, causes)
 
 
 def feature_not_permitted() -> OktaError:
     """401 E0000015 (captured for a feature the org's admin may not use)."""
-    return okta_error(
-        ErrorKind.PERMISSION_DENIED,
-        "E0000015",
-        "You do not have permission to access the feature you are requesting",
-        status=401,
+    return _refused(
+        "E0000015", "You do not have permission to access the feature you are requesting", status=401
     )
 
 
 def not_allowed_in_status() -> OktaError:
     """403 E0000038: a lifecycle operation the user's current status does not allow."""
-    return okta_error(
-        ErrorKind.PERMISSION_DENIED, "E0000038", "This operation is not allowed in the user's current status."
-    )
+    return _refused("E0000038", "This operation is not allowed in the user's current status.")
 
 
 def unlock_not_allowed() -> OktaError:
     """403 E0000032: unlocking a user who is not locked out."""
-    return okta_error(
-        ErrorKind.PERMISSION_DENIED,
-        "E0000032",
-        "Unlock is not allowed for this user.",
-        ("The user is not locked out.",),
-    )
+    return _refused("E0000032", "Unlock is not allowed for this user.", ("The user is not locked out.",))
 
 
 def validation_failed(field: str, cause: str) -> OktaError:
@@ -169,9 +165,6 @@ def group_not_modifiable(group_type: str) -> OktaError:
     Okta's description says memberships of ``APP_GROUP``s are the app import's to manage and
     ``BUILT_IN`` groups are Okta's; the code and summary are Okta's refusal of an action.
     """
-    return okta_error(
-        ErrorKind.PERMISSION_DENIED,
-        "E0000006",
-        "You do not have permission to perform the requested action",
-        (f"You can only modify memberships for groups of the OKTA_GROUP type, not {group_type}.",),
+    return access_denied(
+        f"You can only modify memberships for groups of the OKTA_GROUP type, not {group_type}."
     )

@@ -20,6 +20,7 @@ E0000001), where Okta's description says nothing of their combination.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from enterprise_envs.mocks._core.access import Operation
@@ -42,15 +43,17 @@ if TYPE_CHECKING:
     from enterprise_envs.mocks._core.backend import CallContext
 
 __all__ = [
-    "UserRules",
+    "GROUPS",
     "GROUP_PAGE_MAX",
     "GROUP_QUERY_DEFAULT",
+    "USERS",
     "USER_PAGE_MAX",
     "USER_QUERY_DEFAULT",
+    "Listing",
+    "UserRules",
     "assign_role",
     "group_members",
-    "list_groups",
-    "list_users",
+    "list_rows",
     "roles_assigned",
     "unassign_role",
     "update_profile",
@@ -81,8 +84,50 @@ def _sort_column(dialect: Dialect, sort_by: str | None) -> str:
     return attribute.column
 
 
-def list_users(
+@dataclass(frozen=True)
+class Listing:
+    """How one of Okta's top-level lists (``GET /users``, ``GET /groups``) reads its table.
+
+    Attributes:
+        table: The table listed.
+        q_columns: The properties whose start ``q`` matches (any case).
+        current: The condition a plain or ``q`` list adds (``""``: every row); ``filter`` and
+            ``search`` do without it.
+        query_default: The result count of a ``q`` without ``limit``.
+        page_max: The most rows one page, or one ``q`` answer, holds.
+        filter: The ``filter`` dialect.
+        search: The ``search`` dialect (its attributes are what ``sortBy`` may name).
+    """
+
+    table: str
+    q_columns: tuple[str, ...]
+    current: str
+    query_default: int
+    page_max: int
+    filter: Dialect
+    search: Dialect
+
+
+USERS = Listing(
+    "user", ("firstName", "lastName", "email"), "status != 'DEPROVISIONED'",
+    USER_QUERY_DEFAULT, USER_PAGE_MAX, USER_FILTER, USER_SEARCH,
+)  # fmt: skip
+GROUPS = Listing("group", ("name",), "", GROUP_QUERY_DEFAULT, GROUP_PAGE_MAX, GROUP_FILTER, GROUP_SEARCH)
+
+
+def _q_rows(ctx: CallContext, listing: Listing, q: str, limit: int) -> list[Row]:
+    """The rows ``q`` names: one of ``q_columns`` starts with it (not paged, in key order)."""
+    clauses = [like_clause(f'"{name}"') for name in listing.q_columns]
+    where = clauses[0] if len(clauses) == 1 else "(" + " OR ".join(clauses) + ")"
+    if listing.current:
+        where = f"{where} AND {listing.current}"
+    rows, _ = ENGINE.query(ctx, listing.table, where, (like_literal(q) + "%",) * len(clauses), limit=limit)
+    return rows
+
+
+def list_rows(
     ctx: CallContext,
+    listing: Listing,
     *,
     q: str | None = None,
     filter_: str | None = None,
@@ -92,7 +137,7 @@ def list_users(
     sort_by: str | None = None,
     sort_order: str = "asc",
 ) -> Page:
-    """A page of users (see the module docstring).
+    """A page of users (``listing``: :data:`USERS`) or groups (:data:`GROUPS`); see the module docstring.
 
     Raises:
         OktaError: 400 E0000031 for an expression Okta does not support; 400 E0000001 for two
@@ -100,62 +145,19 @@ def list_users(
     """
     kind = _one_query(q, filter_, search)
     if kind == "q":
-        pattern = like_literal(q or "") + "%"
-        where = (
-            "(" + " OR ".join(like_clause(f'"{name}"') for name in ("firstName", "lastName", "email")) + ")"
-        )
-        rows, _ = ENGINE.query(
-            ctx, "user", f"{where} AND status != 'DEPROVISIONED'", (pattern,) * 3,
-            limit=min(limit or USER_QUERY_DEFAULT, USER_PAGE_MAX),
-        )  # fmt: skip
+        rows = _q_rows(ctx, listing, q or "", min(limit or listing.query_default, listing.page_max))
         return Page(rows, None)
-    size = min(limit or USER_PAGE_MAX, USER_PAGE_MAX)
+    size = min(limit or listing.page_max, listing.page_max)
     if kind == "filter":
-        compiled = compile_expression(filter_ or "", USER_FILTER)
-        return read_page(ctx, "user", compiled.where, compiled.params, limit=size, after=after)
+        compiled = compile_expression(filter_ or "", listing.filter)
+        return read_page(ctx, listing.table, compiled.where, compiled.params, limit=size, after=after)
     if kind == "search":
-        compiled = compile_expression(search or "", USER_SEARCH)
+        compiled = compile_expression(search or "", listing.search)
         return read_page(
-            ctx, "user", compiled.where, compiled.params, limit=size, after=after,
-            sort_by=_sort_column(USER_SEARCH, sort_by), descending=sort_order.lower() == "desc",
+            ctx, listing.table, compiled.where, compiled.params, limit=size, after=after,
+            sort_by=_sort_column(listing.search, sort_by), descending=sort_order.lower() == "desc",
         )  # fmt: skip
-    return read_page(ctx, "user", "status != 'DEPROVISIONED'", (), limit=size, after=after)
-
-
-def list_groups(
-    ctx: CallContext,
-    *,
-    q: str | None = None,
-    filter_: str | None = None,
-    search: str | None = None,
-    limit: int | None = None,
-    after: str | None = None,
-    sort_by: str | None = None,
-    sort_order: str = "asc",
-) -> Page:
-    """A page of groups (see the module docstring).
-
-    Raises:
-        OktaError: as :func:`list_users`.
-    """
-    kind = _one_query(q, filter_, search)
-    if kind == "q":
-        rows, _ = ENGINE.query(
-            ctx, "group", like_clause('"name"'), (like_literal(q or "") + "%",),
-            limit=min(limit or GROUP_QUERY_DEFAULT, GROUP_PAGE_MAX),
-        )  # fmt: skip
-        return Page(rows, None)
-    size = min(limit or GROUP_PAGE_MAX, GROUP_PAGE_MAX)
-    if kind == "filter":
-        compiled = compile_expression(filter_ or "", GROUP_FILTER)
-        return read_page(ctx, "group", compiled.where, compiled.params, limit=size, after=after)
-    if kind == "search":
-        compiled = compile_expression(search or "", GROUP_SEARCH)
-        return read_page(
-            ctx, "group", compiled.where, compiled.params, limit=size, after=after,
-            sort_by=_sort_column(GROUP_SEARCH, sort_by), descending=sort_order.lower() == "desc",
-        )  # fmt: skip
-    return read_page(ctx, "group", "1", (), limit=size, after=after)
+    return read_page(ctx, listing.table, listing.current or "1", (), limit=size, after=after)
 
 
 def user_groups(ctx: CallContext, user: Row) -> list[Row]:

@@ -25,7 +25,7 @@ from urllib.parse import urlencode
 
 from enterprise_envs.mocks._core.backend import CallContext
 from enterprise_envs.mocks._core.errors import ToolError
-from enterprise_envs.mocks._core.store import like_clause, like_literal
+from enterprise_envs.mocks._core.store import Row, like_clause, like_literal
 from enterprise_envs.mocks._core.tools import Response, Surface, Tool, ToolKind, obj, string, wait_tool
 from enterprise_envs.mocks.identity import render
 from enterprise_envs.mocks.identity.access import ROLE_LABELS
@@ -214,6 +214,23 @@ def _link_header(
     return ", ".join(links)
 
 
+def _listed(
+    ctx: CallContext,
+    path: str,
+    args: Mapping[str, Any],
+    size: int,
+    page: Page,
+    render_row: Callable[[str, Row], Any],
+    keep: Sequence[str] = (),
+) -> Response:
+    """A page of a list as Okta answers it: its rows rendered, and the ``Link`` header."""
+    org = _org(ctx)
+    return _ok(
+        [render_row(org, row) for row in page.rows],
+        headers={"Link": _link_header(ctx, path, args, size, page, keep)},
+    )
+
+
 def _with_rate_headers(bucket: str, handler: Handler) -> Callable[[CallContext, dict[str, Any]], Response]:
     """The handler, its response (or its error) carrying the ``X-Rate-Limit-*`` headers."""
 
@@ -256,29 +273,65 @@ def _ok(body: Any, status: int = 200, headers: Mapping[str, str] | None = None) 
 # -- users ---------------------------------------------------------------------------------------
 
 
-def list_users(ctx: CallContext, args: dict[str, Any]) -> Response:
-    """GET /api/v1/users."""
-    limit = args.get("limit")
-    if args.get("q"):
-        size = ctx.faults.cap_page(limit or directory.USER_QUERY_DEFAULT)
-    else:
-        size = min(ctx.faults.cap_page(limit or directory.USER_PAGE_MAX), directory.USER_PAGE_MAX)
-    page = directory.list_users(
-        ctx,
-        q=args.get("q"),
-        filter_=args.get("filter"),
-        search=args.get("search"),
-        limit=size,
-        after=args.get("after"),
-        sort_by=args.get("sortBy"),
-        sort_order=args.get("sortOrder", "asc"),
-    )
-    org = _org(ctx)
-    body = [render.user(org, row, collection=True) for row in page.rows]
-    if args.get("q"):
-        return _ok(body)
-    keep = ("filter", "search", "sortBy", "sortOrder")
-    return _ok(body, headers={"Link": _link_header(ctx, "/api/v1/users", args, size, page, keep)})
+@dataclass(frozen=True)
+class _Collection:
+    """One of the top-level lists, ``GET /api/v1/users`` and ``GET /api/v1/groups``.
+
+    Attributes:
+        listing: What the service reads (table, queries, page sizes).
+        path: The list's path (its ``Link`` header's).
+        render: A listed row as the body shows it.
+        q_default: The ``limit`` a ``q`` without one asks the service for. Users: Okta's 10;
+            groups: a whole page (so a group ``q`` answers up to 10,000 groups here, not the
+            service's own default of 300).
+    """
+
+    listing: directory.Listing
+    path: str
+    render: Callable[[str, Row], dict[str, Any]]
+    q_default: int
+
+
+_USERS = _Collection(
+    directory.USERS, "/api/v1/users", lambda org, row: render.user(org, row, collection=True),
+    directory.USER_QUERY_DEFAULT,
+)  # fmt: skip
+_GROUPS = _Collection(directory.GROUPS, "/api/v1/groups", render.group, directory.GROUP_PAGE_MAX)
+#: The query parameters the Link header of a top-level list keeps.
+_COLLECTION_KEPT = ("filter", "search", "sortBy", "sortOrder")
+
+
+def _list_collection(collection: _Collection) -> Handler:
+    """The handler of ``GET`` on a top-level list: ``q`` answers unpaged (no Link header), the rest paged."""
+    listing = collection.listing
+
+    def handle(ctx: CallContext, args: dict[str, Any]) -> Response:
+        limit = args.get("limit")
+        if args.get("q"):
+            size = ctx.faults.cap_page(limit or collection.q_default)
+        else:
+            size = min(ctx.faults.cap_page(limit or listing.page_max), listing.page_max)
+        page = directory.list_rows(
+            ctx,
+            listing,
+            q=args.get("q"),
+            filter_=args.get("filter"),
+            search=args.get("search"),
+            limit=size,
+            after=args.get("after"),
+            sort_by=args.get("sortBy"),
+            sort_order=args.get("sortOrder", "asc"),
+        )
+        if args.get("q"):
+            org = _org(ctx)
+            return _ok([collection.render(org, row) for row in page.rows])
+        return _listed(ctx, collection.path, args, size, page, collection.render, _COLLECTION_KEPT)
+
+    handle.__doc__ = f"GET {collection.path}."
+    return handle
+
+
+list_users = _list_collection(_USERS)
 
 
 def get_user(ctx: CallContext, args: dict[str, Any]) -> Response:
@@ -394,25 +447,7 @@ def unassign_role(ctx: CallContext, args: dict[str, Any]) -> Response:
 # -- groups --------------------------------------------------------------------------------------
 
 
-def list_groups(ctx: CallContext, args: dict[str, Any]) -> Response:
-    """GET /api/v1/groups."""
-    size = ctx.faults.cap_page(args.get("limit") or directory.GROUP_PAGE_MAX)
-    page = directory.list_groups(
-        ctx,
-        q=args.get("q"),
-        filter_=args.get("filter"),
-        search=args.get("search"),
-        limit=size,
-        after=args.get("after"),
-        sort_by=args.get("sortBy"),
-        sort_order=args.get("sortOrder", "asc"),
-    )
-    org = _org(ctx)
-    body = [render.group(org, row) for row in page.rows]
-    if args.get("q"):
-        return _ok(body)
-    keep = ("filter", "search", "sortBy", "sortOrder")
-    return _ok(body, headers={"Link": _link_header(ctx, "/api/v1/groups", args, size, page, keep)})
+list_groups = _list_collection(_GROUPS)
 
 
 def get_group(ctx: CallContext, args: dict[str, Any]) -> Response:
@@ -425,10 +460,7 @@ def list_group_users(ctx: CallContext, args: dict[str, Any]) -> Response:
     group = find_group(ctx, args["groupId"])
     size = ctx.faults.cap_page(args.get("limit") or 1000)
     page = directory.group_members(ctx, group, limit=size, after=args.get("after"))
-    org = _org(ctx)
-    path = f"/api/v1/groups/{group['id']}/users"
-    body = [render.user(org, row, collection=True) for row in page.rows]
-    return _ok(body, headers={"Link": _link_header(ctx, path, args, size, page)})
+    return _listed(ctx, f"/api/v1/groups/{group['id']}/users", args, size, page, _USERS.render)
 
 
 def assign_user_to_group(ctx: CallContext, args: dict[str, Any]) -> Response:
@@ -451,12 +483,7 @@ def list_group_apps(ctx: CallContext, args: dict[str, Any]) -> Response:
         ctx, "app", 'id IN (SELECT "appId" FROM app_group WHERE "groupId" = ?)', (group["id"],),
         limit=size, after=args.get("after"),
     )  # fmt: skip
-    org = _org(ctx)
-    path = f"/api/v1/groups/{group['id']}/apps"
-    return _ok(
-        [render.app(org, row) for row in page.rows],
-        headers={"Link": _link_header(ctx, path, args, size, page)},
-    )
+    return _listed(ctx, f"/api/v1/groups/{group['id']}/apps", args, size, page, render.app)
 
 
 def list_group_roles(ctx: CallContext, args: dict[str, Any]) -> Response:
@@ -481,12 +508,7 @@ def list_applications(ctx: CallContext, args: dict[str, Any]) -> Response:
         params += compiled.params
     size = ctx.faults.cap_page(args.get("limit") or 200)
     page = read_page(ctx, "app", " AND ".join(conditions), tuple(params), limit=size, after=args.get("after"))
-    org = _org(ctx)
-    keep = ("q", "filter", "includeNonDeleted")
-    return _ok(
-        [render.app(org, row) for row in page.rows],
-        headers={"Link": _link_header(ctx, "/api/v1/apps", args, size, page, keep)},
-    )
+    return _listed(ctx, "/api/v1/apps", args, size, page, render.app, ("q", "filter", "includeNonDeleted"))
 
 
 def get_application(ctx: CallContext, args: dict[str, Any]) -> Response:
@@ -508,12 +530,7 @@ def list_application_users(ctx: CallContext, args: dict[str, Any]) -> Response:
     page = read_page(
         ctx, "app_user", where, tuple(params), limit=size, after=args.get("after"), sort_by="userId"
     )
-    org = _org(ctx)
-    path = f"/api/v1/apps/{app['id']}/users"
-    return _ok(
-        [render.app_user(org, row) for row in page.rows],
-        headers={"Link": _link_header(ctx, path, args, size, page, ("q",))},
-    )
+    return _listed(ctx, f"/api/v1/apps/{app['id']}/users", args, size, page, render.app_user, ("q",))
 
 
 def assign_user_to_application(ctx: CallContext, args: dict[str, Any]) -> Response:
@@ -554,12 +571,7 @@ def list_application_groups(ctx: CallContext, args: dict[str, Any]) -> Response:
     page = read_page(
         ctx, "app_group", where, tuple(params), limit=size, after=args.get("after"), sort_by="groupId"
     )
-    org = _org(ctx)
-    path = f"/api/v1/apps/{app['id']}/groups"
-    return _ok(
-        [render.app_group(org, row) for row in page.rows],
-        headers={"Link": _link_header(ctx, path, args, size, page, ("q",))},
-    )
+    return _listed(ctx, f"/api/v1/apps/{app['id']}/groups", args, size, page, render.app_group, ("q",))
 
 
 # -- the System Log ------------------------------------------------------------------------------
@@ -607,10 +619,7 @@ def list_log_events(ctx: CallContext, args: dict[str, Any]) -> Response:
         sort_by="published", descending=descending,
     )  # fmt: skip
     keep = ("since", "until", "filter", "q", "sortOrder")
-    return _ok(
-        [render.log_event(row) for row in page.rows],
-        headers={"Link": _link_header(ctx, "/api/v1/logs", args, size, page, keep)},
-    )
+    return _listed(ctx, "/api/v1/logs", args, size, page, lambda _, row: render.log_event(row), keep)
 
 
 # -- the surface ---------------------------------------------------------------------------------

@@ -163,12 +163,16 @@ _DONE = {
 }
 
 
+def _apply(ctx: CallContext, name: str, user: Row) -> dict[str, Any]:
+    """Apply the lifecycle operation ``name`` to ``user``; the answer says what it did."""
+    outcome = lifecycle.apply(ctx, name, user)
+    after = outcome.user or user
+    return {"user": summary(after), "action": name, "changed": after != user, "detail": _DONE[name]}
+
+
 def _lifecycle_tool(name: str) -> Callable[[CallContext, dict[str, Any]], dict[str, Any]]:
     def handle(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
-        user = resolve_user(ctx, args["user"])
-        outcome = lifecycle.apply(ctx, name, user)
-        after = outcome.user or user
-        return {"user": summary(after), "action": name, "changed": after != user, "detail": _DONE[name]}
+        return _apply(ctx, name, resolve_user(ctx, args["user"]))
 
     return handle
 
@@ -200,9 +204,7 @@ def reactivate_user(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
         # The access check first, as the lifecycle operations make it.
         lifecycle.apply(ctx, "reactivate", user)
         raise not_allowed_in_status()
-    outcome = lifecycle.apply(ctx, name, user)
-    after = outcome.user or user
-    return {"user": summary(after), "action": name, "changed": after != user, "detail": _DONE[name]}
+    return _apply(ctx, name, user)
 
 
 def list_factors(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -258,28 +260,37 @@ def list_group_members(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]
     }
 
 
-def add_user_to_group(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
-    """Make a person a member of a group."""
-    user, group = resolve_user(ctx, args["user"]), resolve_group(ctx, args["group"])
-    added = membership.add_member(ctx, group, user)
-    detail_text = (
-        f"Added to {group['name']}; they get the apps assigned to it."
-        if added
-        else f"Already a member of {group['name']}; nothing changed."
-    )
-    return {"user": user["login"], "group": group["name"], "changed": added, "detail": detail_text}
+def _membership_change(
+    doc: str, change: Callable[[CallContext, Row, Row], bool], done: str, unchanged: str
+) -> Callable[[CallContext, dict[str, Any]], dict[str, Any]]:
+    """A handler changing a person's membership of a group (``change``: the membership service's).
+
+    ``done`` and ``unchanged`` are the detail when ``change`` changed something or nothing, with
+    ``{group}`` for the group's name; ``doc`` is the handler's docstring.
+    """
+
+    def handle(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+        user, group = resolve_user(ctx, args["user"]), resolve_group(ctx, args["group"])
+        changed = change(ctx, group, user)
+        detail_text = (done if changed else unchanged).format(group=group["name"])
+        return {"user": user["login"], "group": group["name"], "changed": changed, "detail": detail_text}
+
+    handle.__doc__ = doc
+    return handle
 
 
-def remove_user_from_group(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
-    """Take a person out of a group."""
-    user, group = resolve_user(ctx, args["user"]), resolve_group(ctx, args["group"])
-    removed = membership.remove_member(ctx, group, user)
-    detail_text = (
-        f"Removed from {group['name']}; apps held only through it were removed."
-        if removed
-        else f"Not a member of {group['name']}; nothing changed."
-    )
-    return {"user": user["login"], "group": group["name"], "changed": removed, "detail": detail_text}
+add_user_to_group = _membership_change(
+    "Make a person a member of a group.",
+    membership.add_member,
+    "Added to {group}; they get the apps assigned to it.",
+    "Already a member of {group}; nothing changed.",
+)
+remove_user_from_group = _membership_change(
+    "Take a person out of a group.",
+    membership.remove_member,
+    "Removed from {group}; apps held only through it were removed.",
+    "Not a member of {group}; nothing changed.",
+)
 
 
 def list_user_apps(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from typing import Any
 
 from enterprise_envs.mocks.identity.conventions import SERVICE_USER_TYPE
 from enterprise_envs.mocks.identity.world.common import (
@@ -55,6 +56,19 @@ def _unique_short(first: str, last: str, taken: set[str]) -> str:
 
 def _phone(plan: Plan) -> str:
     return plan.faker.numerify("+1 ###-555-####")
+
+
+def _new_user(plan: Plan, short: str, domain: str, first: str, last: str, **fields: Any) -> UserPlan:
+    """A user the org makes itself: a new key, and the e-mail ``<short>@<domain>`` (their login)."""
+    return UserPlan(
+        id=plan.key("user"),
+        short=short,
+        domain=domain,
+        first_name=first,
+        last_name=last,
+        email=f"{short}@{domain}",
+        **fields,
+    )
 
 
 def _from_directory(plan: Plan) -> list[UserPlan]:
@@ -94,18 +108,11 @@ def _own_people(plan: Plan) -> list[UserPlan]:
         first, last = plan.faker.first_name(), plan.faker.last_name()
         short = _unique_short(first, last, taken)
         is_head = department["name"] not in heads
-        user = UserPlan(
-            id=plan.key("user"),
-            short=short,
-            domain=domain,
-            first_name=first,
-            last_name=last,
-            email=f"{short}@{domain}",
-            department=department["name"],
+        user = _new_user(
+            plan, short, domain, first, last, department=department["name"],
             title=department["head"] if is_head else plan.rng.choice(department["titles"]),
-            manager=None if is_head else heads[department["name"]],
-            mobile_phone=_phone(plan),
-        )
+            manager=None if is_head else heads[department["name"]], mobile_phone=_phone(plan),
+        )  # fmt: skip
         if is_head:
             heads[department["name"]] = user
         users.append(user)
@@ -141,18 +148,11 @@ def _service_accounts(plan: Plan, domain: str) -> list[UserPlan]:
         (AGENT_SHORT_NAME, "IT", "Help Desk", "Service desk"),
     ):
         made.append(
-            UserPlan(
-                id=plan.key("user"),
-                short=short,
-                domain=domain,
-                first_name=first,
-                last_name=last,
-                email=f"{short}@{domain}",
-                department=bank()["it_department"],
-                title=title,
+            _new_user(
+                plan, short, domain, first, last, department=bank()["it_department"], title=title,
                 kind="service",
             )
-        )
+        )  # fmt: skip
     made[0].roles.append("SUPER_ADMIN")
     made[1].roles.append("HELP_DESK_ADMIN")
     return made
@@ -174,21 +174,12 @@ def _leavers(plan: Plan, people: list[UserPlan], domain: str, taken: set[str]) -
         department = plan.rng.choice(departments) if departments else ""
         bosses = by_department.get(department, [])
         leavers.append(
-            UserPlan(
-                id=plan.key("user"),
-                short=short,
-                domain=domain,
-                first_name=first,
-                last_name=last,
-                email=f"{short}@{domain}",
-                department=department,
-                title=plan.rng.choice(titles) if titles else "",
-                kind="leaver",
-                status="DEPROVISIONED",
-                manager=plan.rng.choice(bosses) if bosses else None,
-                mobile_phone=_phone(plan),
+            _new_user(
+                plan, short, domain, first, last, department=department,
+                title=plan.rng.choice(titles) if titles else "", kind="leaver", status="DEPROVISIONED",
+                manager=plan.rng.choice(bosses) if bosses else None, mobile_phone=_phone(plan),
             )
-        )
+        )  # fmt: skip
     return leavers
 
 
