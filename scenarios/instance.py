@@ -30,6 +30,7 @@ from enterprise_envs.scenarios.users.persona import Persona
 from enterprise_envs.scenarios.users.turns import Message
 from enterprise_envs.verifiers.dialogue import (
     NUMBER_IN_TEXT,
+    NumberShape,
     answers,
     checks,
     reports_done,
@@ -135,8 +136,6 @@ class ScenarioInstance:
         """The numbers that would satisfy a ``told_record`` check, as the user can know them."""
         if check.events:
             return sorted({note.record for note in seen if note.event in check.events})
-        from enterprise_envs.verifiers.dialogue import NumberShape
-
         prefix = self.prefixes.get(check.table, "").upper()
         if not prefix:
             return []
@@ -177,8 +176,6 @@ class ScenarioInstance:
 
         A prefix of their catalogs', and the digit count their systems declare.
         """
-        from enterprise_envs.verifiers.dialogue import NumberShape
-
         digits = {key.upper(): count for key, count in self.persona.vocabulary.numbers.items()}
         prefixes = {prefix.upper() for prefix in self.prefixes.values()}
         shape = NumberShape.of({prefix: digits.get(prefix) for prefix in prefixes})

@@ -222,7 +222,7 @@ def judge(
         assignment = _best_effort(rows, expectation, candidates, allowable)
     results: list[RequirementResult] = []
     claims = _claims(rows, assignment, len(entries))
-    claimed_keys = _claimed_ids(rows, entries, claims)
+    claimed_keys = _claimed_ids(rows, entries, claims, _value_refs(expectation))
     for e, entry in enumerate(entries):
         results.append(_entry_result(entry, [rows[i] for i in claims[e]], rows, claimed_keys))
     forbidden = []
@@ -324,16 +324,24 @@ def _allowed(entry: AllowEntry, change: RowChange, claims: Claims = None) -> boo
     )
 
 
+def _value_refs(expectation: Expectation) -> frozenset[tuple[str, str]]:
+    """(entry id, field) pairs some entry compares with (``same_as``): read once per verdict."""
+    matchers = [*expectation.change, *expectation.allow, *expectation.forbid]
+    return frozenset(ref for matcher in matchers for ref in matcher.value_refs())
+
+
 def _claimed_ids(
-    rows: list[RowChange], entries: list[ChangeEntry], claims: list[list[int]]
+    rows: list[RowChange],
+    entries: list[ChangeEntry],
+    claims: list[list[int]],
+    value_refs: frozenset[tuple[str, str]] = frozenset(),
 ) -> dict[str, frozenset[str]]:
+    """Row keys claimed per entry id, and the claimed values ``same_as`` reads, keyed "id.field"."""
     found = {
         entry.id: frozenset(rows[i].row_key for i in claims[e]) for e, entry in enumerate(entries) if entry.id
     }
-    # Values other entries compare with (same_as "$id.field"), keyed "id.field".
-    wanted = {ref for entry in entries for ref in entry.value_refs()}
     for e, entry in enumerate(entries):
-        for entry_id, name in wanted:
+        for entry_id, name in value_refs:
             if entry_id == entry.id:
                 found[f"{entry_id}.{name}"] = frozenset(rows[i].value(name, "after") for i in claims[e])
     return found
@@ -370,6 +378,7 @@ class _Search:
                 self.remaining[i][e] += 1
         self.nodes = 0
         self.has_refs = any(entry.entry_refs() for entry in [*entries, *expectation.allow])
+        self.value_refs = _value_refs(expectation)
 
     def run(self) -> list[int | None] | None:
         if any(
@@ -410,7 +419,7 @@ class _Search:
     def _leaf(self, assignment: list[int | None]) -> bool:
         claims = _claims(self.rows, assignment, len(self.entries))
         if self.has_refs:
-            claimed_keys = _claimed_ids(self.rows, self.entries, claims)
+            claimed_keys = _claimed_ids(self.rows, self.entries, claims, self.value_refs)
             for e, entry in enumerate(self.entries):
                 for i in claims[e]:
                     if row_failure(entry.predicates(), self.rows[i], claimed_keys) is not None:
@@ -457,7 +466,9 @@ def _best_effort(
         else:
             if allowable[i]:
                 assignment[i] = ALLOW
-    claimed_keys = _claimed_ids(rows, entries, _claims(rows, assignment, len(entries)))
+    claimed_keys = _claimed_ids(
+        rows, entries, _claims(rows, assignment, len(entries)), _value_refs(expectation)
+    )
     for i, owner in enumerate(assignment):
         if owner is None:
             continue

@@ -48,6 +48,3 @@ class IdFactory:
     def new(self, table: str = "") -> str:
         """A new record key for a row of ``table`` (``""``: the caller names no table)."""
         return self._new_id(self._rng, table)
-
-    # The name ITSM's services and world builder call (ServiceNow keys are sys_ids).
-    sys_id = new

@@ -209,7 +209,7 @@ class World:
 
     def sys_id(self) -> str:
         """A new sys_id from the build's id stream."""
-        return self.build.ids.sys_id()
+        return self.build.ids.new()
 
     def add(self, table: str, rows: Sequence[Row]) -> None:
         """Queue rows for the final bulk insert."""

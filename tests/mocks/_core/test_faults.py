@@ -64,8 +64,8 @@ def test_page_cap_and_config_from_scenario_data() -> None:
 def test_ids_are_deterministic_hex_and_independent_of_hash_seed() -> None:
     ids_a = IdFactory(seeded_rng("itsm", "episode", 3))
     ids_b = IdFactory(seeded_rng("itsm", "episode", 3))
-    first = [ids_a.sys_id() for _ in range(5)]
-    assert first == [ids_b.sys_id() for _ in range(5)]
+    first = [ids_a.new() for _ in range(5)]
+    assert first == [ids_b.new() for _ in range(5)]
     assert all(len(value) == 32 and int(value, 16) >= 0 and value == value.lower() for value in first)
     # A fixed expectation: the stream must not depend on PYTHONHASHSEED or the process.
-    assert IdFactory(seeded_rng("fixed")).sys_id() == IdFactory(seeded_rng("fixed")).sys_id()
+    assert IdFactory(seeded_rng("fixed")).new() == IdFactory(seeded_rng("fixed")).new()

@@ -287,7 +287,7 @@ def test_numbering_ids_and_clock_take_any_convention() -> None:
     assert Numbering(digits=7, first=10001).format("INC", 10001) == "INC0010001"  # ITSM's shape
     # The default id maker is the one ITSM's worlds were built with: 32 hex digits from 128 bits.
     assert IdFactory(seeded_rng("x")).new() == f"{seeded_rng('x').getrandbits(128):032x}"
-    assert Conventions().new_id is hex_id and IdFactory(seeded_rng("x")).sys_id() == hex_id(seeded_rng("x"))
+    assert Conventions().new_id is hex_id and IdFactory(seeded_rng("x")).new() == hex_id(seeded_rng("x"))
     assert IdFactory(seeded_rng("x"), _toy_id).new() == _toy_id(seeded_rng("x"))
     # The id maker is told the table (a system may shape keys per table); "" when none is named.
     asked: list[str] = []
@@ -297,7 +297,7 @@ def test_numbering_ids_and_clock_take_any_convention() -> None:
         return f"{table or 'any'}-{rng.getrandbits(8)}"
 
     ids = IdFactory(seeded_rng("x"), per_table)
-    assert ids.new("note").startswith("note-") and ids.sys_id().startswith("any-") and asked == ["note", ""]
+    assert ids.new("note").startswith("note-") and ids.new().startswith("any-") and asked == ["note", ""]
     clock = SimClock(datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC), datetime_format="%Y%m%d%H%M%S")
     assert clock.now_text() == "20260102030405" and clock.parse("20260102030405") == clock.now()
     assert SimClock(clock.now()).now_text() == "2026-01-02T03:04:05Z"  # the neutral default
