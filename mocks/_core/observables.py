@@ -42,6 +42,8 @@ class NotificationRule:
         about: ``(table_field, key_field)`` when the changed row is about another record (a
             journal entry about its ticket): the recipients and the record's label are read from
             the row of table ``row[table_field]`` with key ``row[key_field]``.
+        about_table: The table of the record the row is about when it is always the same (a
+            chat message is about its conversation): ``about``'s ``table_field`` is then unused.
     """
 
     event: str
@@ -53,6 +55,7 @@ class NotificationRule:
     was: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     changed: tuple[str, ...] = ()
     about: tuple[str, str] | None = None
+    about_table: str = ""
 
     def __post_init__(self) -> None:
         if self.on == "insert" and (self.was or self.changed):
@@ -65,6 +68,8 @@ class NotificationRule:
         own = {*self.content, *self.when, *self.was, *self.changed}
         if self.about is None:
             return {self.table: own | set(self.recipients)}
+        if self.about_table:
+            return {self.table: own | {self.about[1]}, self.about_table: set(self.recipients)}
         # The record it is about is any table named by the row; its recipients are read there.
         return {self.table: own | set(self.about), "*": set(self.recipients)}
 
@@ -155,7 +160,7 @@ def notifications_for(
                 continue
             subject_table, subject = table, after
             if rule.about is not None:
-                subject_table = after.get(rule.about[0], "")
+                subject_table = rule.about_table or after.get(rule.about[0], "")
                 if subject_table not in catalog:
                     continue
                 found = store.get(subject_table, after.get(rule.about[1], ""))

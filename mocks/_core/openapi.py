@@ -8,10 +8,10 @@ schema becomes a catalog without new Python for the common parts.
 
 What the document itself says is read as OpenAPI means it: ``$ref`` and ``allOf`` are followed
 (an ``anyOf`` / ``oneOf`` of objects offers the properties of every alternative), an ``enum`` is
-a choice list (each value its own label), ``format: date-time`` a date-time, ``type: boolean``
-and ``type: integer`` booleans and integers, ``readOnly`` a field only the system sets,
-``maxLength`` a bound. A column holds one text value, so object and array properties are not
-columns unless the overlay flattens them or keeps them as JSON text.
+a choice list (each value its own label) unless it narrows a boolean, ``format: date-time`` a
+date-time, ``type: boolean`` and ``type: integer`` booleans and integers, ``readOnly`` a field
+only the system sets, ``maxLength`` a bound. A column holds one text value, so object and array
+properties are not columns unless the overlay flattens them or keeps them as JSON text.
 
 The overlay's entries (all optional but ``schemas``):
 
@@ -29,10 +29,13 @@ The overlay's entries (all optional but ``schemas``):
   fields are too), ``settable_on_insert``, ``computed`` (``[table, field]`` pairs set by business
   rules), ``max_length`` and ``labels`` (field -> value).
 - ``tables``: ``display`` (table -> display field; else ``number`` for numbered tables and
-  ``name`` otherwise), ``numbers`` (table -> record-number prefix), ``indexes`` (table -> lists
-  of columns), and, for records that nest:
+  ``name`` otherwise), ``labels`` (table -> its human name; else the name in title case),
+  ``numbers`` (table -> record-number prefix), ``indexes`` (table -> lists of columns), and, for
+  records that nest:
 
   - ``keys``: table -> its key field where it is not ``key``;
+  - ``internal_keys``: tables whose records carry no key of their own (the vendor names them by
+    a pair of fields): their key is a read-only column the document does not describe;
   - ``flatten``: table -> {property path -> column naming rule}: the scalar properties of the
     nested object at that dotted path (``profile``, ``credentials.provider``) become columns,
     named by the rule, a template where ``{name}`` is the property's name and ``{Name}`` the
@@ -223,6 +226,8 @@ class _Overlay:
         self.max_length: dict[str, int] = dict(fields.get("max_length", {}))
         self.labels: dict[str, str] = dict(fields.get("labels", {}))
         self.display: dict[str, str] = dict(tables.get("display", {}))
+        self.table_labels: dict[str, str] = dict(tables.get("labels", {}))
+        self.internal_keys = frozenset(tables.get("internal_keys", ()))
         self.indexes = {
             table: tuple(tuple(columns) for columns in lists)
             for table, lists in tables.get("indexes", {}).items()
@@ -267,7 +272,8 @@ class _Overlay:
             return "reference", self.references[name]
         if name in self.journals:
             return "journal", None
-        if "x-choices" in prop or "enum" in prop:
+        # A boolean's enum narrows it (Slack's group DM says ``is_mpim: enum [true]``): still a boolean.
+        if ("x-choices" in prop or "enum" in prop) and prop.get("type") != "boolean":
             return "choice", None
         if name in self.booleans or prop.get("type") == "boolean":
             return "boolean", None
@@ -342,10 +348,12 @@ class _Overlay:
         """A table the document describes: every scalar property a column, the key first."""
         columns = self.described_columns(name, schema)
         key = self.key_of(name)
-        if key not in columns:
-            raise ValueError(f"table {name}: the document describes no key field {key!r}")
-        fields = []
-        for field_name in [key, *sorted(field for field in columns if field != key)]:
+        internal = name in self.internal_keys
+        if (key in columns) == internal:
+            described = "describes" if internal else "describes no"
+            raise ValueError(f"table {name}: the document {described} key field {key!r}")
+        fields = [FieldSpec(key, label=self.labels.get(key, ""), read_only=True)] if internal else []
+        for field_name in [*([] if internal else [key]), *sorted(field for field in columns if field != key)]:
             column = columns[field_name]
             prop = column.prop
             kind, target = (
@@ -372,7 +380,7 @@ class _Overlay:
         return TableSpec(
             name=name,
             fields=tuple(fields),
-            label=name.replace("_", " ").title(),
+            label=self.table_labels.get(name) or name.replace("_", " ").title(),
             display_field=self.display.get(name, "number" if numbered else "name"),
             number_prefix=self.number_prefixes.get(name),
             indexes=self.indexes.get(name, ()),

@@ -17,6 +17,9 @@ class Person:
         manager: The manager's login, or "".
         department: Department name, or "".
         title: Job title, or "".
+        teams: The working groups the person is in at the people source (ITSM's assignment
+            groups: ``Network``, ``Service Desk``), sorted: another system of the world builds
+            its own groups of the same people from them (chat's on-call user groups).
     """
 
     login: str
@@ -26,6 +29,7 @@ class Person:
     manager: str = ""
     department: str = ""
     title: str = ""
+    teams: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:

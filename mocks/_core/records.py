@@ -384,6 +384,7 @@ class RecordEngine:
         values: Mapping[str, Any],
         *,
         trusted: Mapping[str, str] | None = None,
+        key_kind: str = "",
     ) -> Row:
         """Insert a record as the caller.
 
@@ -392,6 +393,9 @@ class RecordEngine:
             table: Target table.
             values: Client-supplied field values (validated; journal fields become entries).
             trusted: Values set by the service itself (skip the read-only check).
+            key_kind: What the system's key maker is asked for instead of the table, when one
+                table's rows have keys of several shapes (a direct conversation's ``D...`` among
+                channels' ``C...``).
 
         Returns:
             The stored row.
@@ -410,7 +414,7 @@ class RecordEngine:
         made = dict(new)
         new.update(cleaned)
         key_field = spec.key_field
-        key = new[key_field] = ctx.ids.new(table)
+        key = new[key_field] = ctx.ids.new(key_kind or table)
         ctx.store.record_new_defaults(table, key, made, cleaned)
         if spec.number_prefix:
             new[self.number_field] = ctx.next_number(table)

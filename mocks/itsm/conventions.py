@@ -85,11 +85,15 @@ ITSM_CONVENTIONS = Conventions(
 
 
 def itsm_directory(store: Store) -> tuple[Person, ...]:
-    """The world's employees from its ``sys_user`` rows (active people in a department, by login)."""
+    """The world's employees from its ``sys_user`` rows (active people in a department, by login),
+    with the assignment groups they are members of as their teams."""
     rows = store.conn.execute(
         """
         SELECT u.user_name, u.first_name, u.last_name, u.email, COALESCE(m.user_name, ''),
-               COALESCE(d.name, ''), u.title
+               COALESCE(d.name, ''), u.title,
+               (SELECT group_concat(name, char(31)) FROM (
+                   SELECT g.name FROM sys_user_grmember gm JOIN sys_user_group g ON g.sys_id = gm."group"
+                   WHERE gm.user = u.sys_id ORDER BY g.name))
         FROM sys_user u
         LEFT JOIN sys_user m ON m.sys_id = u.manager
         LEFT JOIN cmn_department d ON d.sys_id = u.department
@@ -97,4 +101,4 @@ def itsm_directory(store: Store) -> tuple[Person, ...]:
         ORDER BY u.user_name
         """
     ).fetchall()
-    return tuple(Person(*row) for row in rows)
+    return tuple(Person(*row[:7], teams=tuple(row[7].split("\x1f")) if row[7] else ()) for row in rows)
