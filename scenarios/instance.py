@@ -59,7 +59,10 @@ class ScenarioInstance:
         expectation: The bound expectation.
         faults: Faults to inject.
         policy: The system's runbook rules with the scenario's additions (bound).
-        person: The key of the world's person the user is (whose notifications they get).
+        person: The key of the world's person the user is (whose notifications they get), in
+            the primary system.
+        persons: System -> that person's key in it (the primary's is ``person``): each system
+            tells the person what it tells them (a chat DM, an ITSM e-mail).
         situation: ``situation`` view keys, read when the instance was drawn.
         prefixes: Table -> record-number prefix of every numbered table of the system (what a
             record number looks like: ``told_record`` checks without events, canaries).
@@ -75,6 +78,7 @@ class ScenarioInstance:
     person: str = ""
     situation: dict[str, bool] = field(default_factory=dict)
     prefixes: dict[str, str] = field(default_factory=dict)
+    persons: dict[str, str] = field(default_factory=dict)
 
     def episode(
         self, transcript: Sequence[Message], confirms: Sequence[bool], writes: Sequence[Any]
@@ -91,10 +95,15 @@ class ScenarioInstance:
 
     def observe(self, world: World) -> tuple[Notification, ...]:
         """What the user's person has seen of the world: the notifications its systems sent them."""
+        primary = world.primary
         return tuple(
             note
             for backend in world
-            for note in notifications_for(backend.store, backend.system.notifications, self.person)
+            for note in notifications_for(
+                backend.store,
+                backend.system.notifications,
+                self.persons.get(backend.system.name, self.person if backend.system.name == primary else ""),
+            )
         )
 
     def view(self, seen: Sequence[Notification], transcript: Sequence[Message]) -> dict[str, bool]:
@@ -309,9 +318,10 @@ def draw_instance(
         if check.kind == "situation"
     }
     prefixes = {table: spec.number_prefix for table, spec in catalog.items() if spec.number_prefix}
+    persons = world.person_keys(person)
     world.mark_start()
     return ScenarioInstance(
-        scenario, seed, params, persona, expectation, faults, policy, person, situation, prefixes
+        scenario, seed, params, persona, expectation, faults, policy, person, situation, prefixes, persons
     )
 
 

@@ -71,6 +71,7 @@ class System:
     notifications: tuple[NotificationRule, ...] = ()
     conventions: Conventions = field(default_factory=Conventions)
     directory: Callable[[Store], tuple[Person, ...]] | None = None
+    person_login: Callable[[Store, str], str | None] | None = None
     setup_user: str = ""
     _built: dict[str, Surface] = field(default_factory=dict, init=False, repr=False, compare=False)
 

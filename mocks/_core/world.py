@@ -245,6 +245,27 @@ class World:
         """The primary system's backend."""
         return self.backends[self.primary]
 
+    def person_keys(self, key: str) -> dict[str, str]:
+        """One person in each system: system -> the key of the person the primary's ``key`` names.
+
+        The primary system reads the person's World login off its key (``System.person_login``);
+        every other system finds its own row of that login (``System.user_identity``). A system
+        that cannot, or has nobody of that login, is left out: it tells the person nothing.
+        """
+        keys = {self.primary: key}
+        if self.single or not key:
+            return keys
+        primary = self.backends[self.primary]
+        login = self.system.person_login(primary.store, key) if self.system.person_login else None
+        if not login:
+            return keys
+        for name, backend in self.backends.items():
+            if name != self.primary:
+                found = backend.system.user_identity(backend.store, login)
+                if found is not None:
+                    keys[name] = found.user_sys_id
+        return keys
+
     def reset(self, *, world_seed: int | None = None, episode_seed: int = 0) -> None:
         """Restore every system's world and start one episode over them."""
         with self.lock:

@@ -61,6 +61,11 @@ def _user_identity(store: Store, name: str) -> WorkspaceIdentity | None:
     return None if user is None or user["deleted"] == "true" else identity_of(store, user)
 
 
+def _person_login(store: Store, user_id: str) -> str | None:
+    user = store.get("user", user_id)
+    return None if user is None else user["name"]
+
+
 def _agent_identity(store: Store) -> WorkspaceIdentity:
     identity = _user_identity(store, AGENT_HANDLE)
     if identity is None:
@@ -97,6 +102,7 @@ CHAT = System(
     access=ChatAccessPolicy(),
     agent_identity=_agent_identity,
     user_identity=_user_identity,
+    person_login=_person_login,
     settings=CHAT_SETTINGS,
     # Slack's mention and channel-link markup and its ids among their rivals.
     hostile_text={

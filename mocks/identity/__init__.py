@@ -72,6 +72,11 @@ def _user_identity(store: Store, login: str) -> OrgIdentity | None:
     return None if user is None else identity_of(store, user)
 
 
+def _person_login(store: Store, user_id: str) -> str | None:
+    user = store.get("user", user_id)
+    return None if user is None else short_name(user["login"])
+
+
 def _agent_identity(store: Store) -> OrgIdentity:
     identity = _user_identity(store, AGENT_LOGIN)
     if identity is None:
@@ -108,6 +113,7 @@ IDENTITY = System(
     access=IdentityAccessPolicy(),
     agent_identity=_agent_identity,
     user_identity=_user_identity,
+    person_login=_person_login,
     settings=IDENTITY_SETTINGS,
     # Okta's query syntax and ids among their rivals.
     hostile_text={

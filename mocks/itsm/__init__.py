@@ -53,6 +53,11 @@ def _user_identity(store: Store, user_name: str) -> Identity | None:
     return None if user is None else identity_of(user)
 
 
+def _person_login(store: Store, sys_id: str) -> str | None:
+    user = store.get("sys_user", sys_id)
+    return None if user is None else user["user_name"]
+
+
 def identity_of(user: dict[str, str]) -> Identity:
     """The identity a sys_user row acts as (roles from its ``roles`` field; ``admin`` holds all)."""
     roles = [role.strip() for role in user["roles"].split(",") if role.strip()]
@@ -88,6 +93,7 @@ ITSM = System(
     access=ItsmAccessPolicy(),
     agent_identity=_agent_identity,
     user_identity=_user_identity,
+    person_login=_person_login,
     settings=ITSM_SETTINGS,
     # The Table API's query syntax and record numbers among their rivals.
     hostile_text={

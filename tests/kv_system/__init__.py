@@ -122,6 +122,11 @@ def _user_identity(store: Store, login: str) -> Identity | None:
     return None if member is None else _identity(member)
 
 
+def _person_login(store: Store, key: str) -> str | None:
+    member = store.get("member", key)
+    return None if member is None else member["login"]
+
+
 def _agent_identity(store: Store) -> Identity:
     identity = _user_identity(store, BOT_LOGIN)
     assert identity is not None, "every Keyval world has its bot"
@@ -157,6 +162,7 @@ SYSTEM = System(
     access=KeyvalAccess(),
     agent_identity=_agent_identity,
     user_identity=_user_identity,
+    person_login=_person_login,
     hostile_text={"references": "KV00001 or KV00002, "},
     conventions=CONVENTIONS,
     setup_user=BOT_LOGIN,

@@ -165,3 +165,23 @@ def test_people_come_from_the_world_directory() -> None:
             assert handles and all(spec["team"] in teams[handle] for (handle,) in handles)
     finally:
         world.close()
+
+
+def test_one_person_in_every_system_of_a_world() -> None:
+    """``World.person_keys``: the person an ITSM key names, found in identity and chat by their login."""
+    from enterprise_envs.mocks.identity import IDENTITY
+
+    def bare(system):  # noqa: ANN001, ANN202
+        return dataclasses.replace(system, surfaces={"typed": lambda: Surface("typed", [wait_tool()])})
+
+    world = World([bare(ITSM), bare(IDENTITY), bare(CHAT)], size="tiny", world_seed=0)
+    try:
+        itsm = world.backends["itsm"].store
+        for user in itsm.select("sys_user", "active = 'true' AND department != ''", (), limit=5):
+            keys = world.person_keys(user["sys_id"])
+            assert set(keys) == {"itsm", "identity", "chat"}
+            assert world.backends["identity"].store.get("user", keys["identity"])["email"] == user["email"]
+            assert world.backends["chat"].store.get("user", keys["chat"])["email"] == user["email"]
+        assert world.person_keys("no-such-key") == {"itsm": "no-such-key"}
+    finally:
+        world.close()
