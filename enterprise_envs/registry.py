@@ -23,7 +23,7 @@ import importlib.metadata
 import os
 import pkgutil
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -59,8 +59,14 @@ class Suite:
     description: str
     scenarios: tuple[str, ...] = ("*",)
 
-    def serves(self, scenario_id: str) -> bool:
-        """Whether a scenario id matches one of the suite's globs."""
+    def serves(self, scenario_id: str, systems: Iterable[str] = ()) -> bool:
+        """Whether a scenario id matches one of the suite's globs and the suite holds its systems.
+
+        A suite never serves a scenario needing a system it does not hold: ``itsm.*`` in a suite
+        of ITSM alone leaves out ``itsm.workplace.onboarding``, which needs chat and identity too.
+        """
+        if not set(systems) <= set(self.systems):
+            return False
         return any(fnmatch.fnmatchcase(scenario_id, pattern) for pattern in self.scenarios)
 
 
@@ -143,17 +149,27 @@ def parse_suites(text: str) -> dict[str, Suite]:
     return found
 
 
-def check_suites(found: dict[str, Suite], system_names: Iterable[str], scenario_ids: Iterable[str]) -> None:
-    """Raise ValueError for an unknown system, a glob matching no scenario, or a scenario no suite serves."""
-    names, ids = set(system_names), sorted(scenario_ids)
+def check_suites(
+    found: dict[str, Suite], system_names: Iterable[str], scenario_systems: Mapping[str, Iterable[str]]
+) -> None:
+    """Raise ValueError for an unknown system, a glob matching no scenario, or a scenario no suite serves.
+
+    Args:
+        found: The suites.
+        system_names: The systems found.
+        scenario_systems: Scenario id -> the systems it needs.
+    """
+    names = set(system_names)
+    needs = {sid: tuple(scenario_systems[sid]) for sid in sorted(scenario_systems)}
     for made in found.values():
         unknown = sorted(set(made.systems) - names)
         if unknown:
             raise ValueError(f"{SUITES_FILE}: suite {made.env_id!r} names unknown systems {unknown}")
+        held = Suite(made.env_id, made.systems, made.description, ("*",))
         for pattern in made.scenarios:
-            if not any(fnmatch.fnmatchcase(sid, pattern) for sid in ids):
+            if not any(fnmatch.fnmatchcase(sid, pattern) and held.serves(sid, need) for sid, need in needs.items()):
                 raise ValueError(f"{SUITES_FILE}: suite {made.env_id!r}: {pattern!r} matches no scenario")
-    orphans = [sid for sid in ids if not any(s.serves(sid) for s in found.values())]
+    orphans = [sid for sid, need in needs.items() if not any(s.serves(sid, need) for s in found.values())]
     if orphans:
         raise ValueError(f"{SUITES_FILE}: no suite serves {orphans}")
 
@@ -185,7 +201,7 @@ def suites() -> dict[str, Suite]:
         ValueError: See :func:`parse_suites` and :func:`check_suites`.
     """
     found = _declared_suites()
-    check_suites(found, systems(), scenarios())
+    check_suites(found, systems(), {sid: scenario.systems for sid, scenario in scenarios().items()})
     return found
 
 
@@ -200,8 +216,10 @@ def suite(env_id: str) -> Suite:
 
 def suite_serving(scenario_id: str) -> Suite:
     """The first suite (in file order) that serves a scenario: where its episodes are played."""
+    found = scenarios().get(scenario_id)
+    needs = found.systems if found is not None else ()
     for candidate in suites().values():
-        if candidate.serves(scenario_id):
+        if candidate.serves(scenario_id, needs):
             return candidate
     raise KeyError(f"no suite serves scenario {scenario_id!r}")
 
@@ -215,7 +233,7 @@ def select(suite_: Suite | None, spec: str | Iterable[str] | None = None) -> lis
         ScenarioError: The selection names nothing.
     """
     served = [suite_] if suite_ is not None else list(suites().values())
-    pool = {sid: s for sid, s in scenarios().items() if any(entry.serves(sid) for entry in served)}
+    pool = {sid: s for sid, s in scenarios().items() if any(entry.serves(sid, s.systems) for entry in served)}
     if spec is None:
         chosen = list(pool.values())
     else:

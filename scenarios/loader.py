@@ -235,16 +235,26 @@ def content_folder(system: str) -> Traversable:
 
 
 def scenario_files(system: str) -> list[Traversable]:
-    """A system's scenario files, sorted by name."""
+    """A system's scenario files, sorted by name: its folder's, then each subfolder's.
+
+    A subfolder groups scenarios the system plays first in a world of several (``itsm/workplace/``
+    holds the cross-system ones whose ids are ``itsm.workplace.<name>``).
+    """
     folder = content_folder(system)
     if not folder.is_dir():
         return []
-    entries = (
-        entry
-        for entry in folder.iterdir()
-        if entry.name.endswith(".toml") and entry.name not in (POLICY_FILE, SUITES_FILE)
-    )
-    return sorted(entries, key=lambda e: e.name)
+
+    def files(where: Traversable) -> list[Traversable]:
+        entries = (
+            entry
+            for entry in where.iterdir()
+            if entry.is_file() and entry.name.endswith(".toml") and entry.name not in (POLICY_FILE, SUITES_FILE)
+        )
+        return sorted(entries, key=lambda e: e.name)
+
+    subfolders = sorted((entry for entry in folder.iterdir() if entry.is_dir() and not entry.name.startswith(("_", "."))),
+                        key=lambda e: e.name)  # fmt: skip
+    return [*files(folder), *(entry for sub in subfolders for entry in files(sub))]
 
 
 def load_scenarios(systems: Iterable[str]) -> dict[str, Scenario]:

@@ -28,7 +28,7 @@ def test_the_shipped_suites_serve_every_scenario() -> None:
         assert list(suites) == list(declared)  # the file's suites, in the file's order
     assert {s.id for s in registry.select(None)} == set(registry.scenarios())
     for sid, scenario in registry.scenarios().items():
-        serving = [suite for suite in suites.values() if suite.serves(sid)]
+        serving = [suite for suite in suites.values() if suite.serves(sid, scenario.systems)]
         assert serving and registry.suite_serving(sid) is serving[0], sid
         # The suite it is played in may hold every system it needs.
         assert set(scenario.systems) <= set(serving[0].systems), (sid, serving[0].env_id)
@@ -54,11 +54,21 @@ def test_a_suite_serves_what_its_globs_match() -> None:
         (GOOD, ["chat"], ["itsm.a"], "names unknown systems ['itsm']"),
         (GOOD, ["itsm"], ["chat.a"], "'itsm.*' matches no scenario"),
         (GOOD, ["itsm"], ["itsm.a", "chat.b"], "no suite serves ['chat.b']"),
+        # A glob matching only scenarios that need a system the suite lacks serves nothing.
+        (GOOD, ["itsm", "chat"], ["itsm.workplace.a"], "'itsm.*' matches no scenario"),
     ],
 )
 def test_a_broken_suites_file_is_refused(
     text: str, systems: list[str], scenarios: list[str], problem: str
 ) -> None:
+    # Each scenario needs the system its id starts with; a ``workplace`` one needs chat too.
+    needs = {sid: (sid.split(".")[0], "chat") if ".workplace." in sid else (sid.split(".")[0],) for sid in scenarios}
     with pytest.raises(ValueError) as raised:
-        registry.check_suites(registry.parse_suites(text), systems, scenarios)
+        registry.check_suites(registry.parse_suites(text), systems, needs)
     assert problem in str(raised.value)
+
+
+def test_a_suite_serves_only_scenarios_whose_systems_it_holds() -> None:
+    suite = registry.parse_suites(GOOD)["ITSM-v0"]
+    assert suite.serves("itsm.report_incident", ["itsm"])
+    assert not suite.serves("itsm.workplace.onboarding", ["itsm", "identity", "chat"])
