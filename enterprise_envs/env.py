@@ -145,6 +145,8 @@ class EnterpriseEnv(gymnasium.Env):
         self.transcript: list[Message] = []
         self.chat: list[dict[str, Any]] = []
         self.steps = self.tool_calls = self.malformed = 0
+        #: The systems the agent's tool calls reached, in first-call order.
+        self.systems_used: dict[str, None] = {}
         self.simulator_error: str | None = None
         self.user_terminal: str | None = None
         #: The simulator's record of each user turn (intent, disclosures, guard hits), in order.
@@ -268,6 +270,9 @@ class EnterpriseEnv(gymnasium.Env):
             }
         )
         result = self.last_result = self.world.call(action.name, action.arguments)
+        system = self.world.system_of(action.name)
+        if system is not None:
+            self.systems_used[system] = None
         content = result.to_json(full=self.world.surface.full_response)
         self.chat.append({"role": "tool", "tool_call_id": call_id, "content": content})
         return self._observation("tool", action.name, content)
@@ -322,6 +327,8 @@ class EnterpriseEnv(gymnasium.Env):
             "final_view": self._final_view(),
             "steps": self.steps,
             "tool_calls": self.tool_calls,
+            "systems": list(self.world.names),
+            "systems_used": list(self.systems_used),
             "messages": list(self.chat),
         }
         return observation, reward, terminated, truncated, info

@@ -14,8 +14,8 @@ from typing import IO, Any
 import gymnasium
 
 import enterprise_envs
+from enterprise_envs import registry
 from enterprise_envs.agents import Agent, OracleAgent, RandomAgent, play_episode
-from enterprise_envs.mocks.itsm.tables import spec_document
 
 AGENTS: dict[str, Callable[[int], Agent]] = {
     "oracle": lambda seed: OracleAgent(),
@@ -57,12 +57,20 @@ def trajectory_record(
     """One JSONL line: everything needed to understand and reproduce the episode."""
     reset_info = episode["reset_info"]
     inner = env.unwrapped
+    systems = episode.get("systems") or list(registry.scenarios()[reset_info["scenario"]].systems)
+    found = registry.systems()
+    spec_versions = {name: str(found[name].settings.get("spec_version", "")) for name in systems}
     return {
         "scenario": reset_info["scenario"],
         "scenario_version": reset_info["version"],
         "seed": seed,
         "package_version": enterprise_envs.__version__,
-        "spec_version": spec_document()["info"]["version"],
+        # The primary system's API description release, and every system's.
+        "spec_version": spec_versions[systems[0]],
+        "spec_versions": spec_versions,
+        # The systems of the episode's world, and those the agent's tool calls reached.
+        "systems": systems,
+        "systems_used": episode.get("systems_used", []),
         "surface": reset_info["surface"],
         "user_backend": inner.user_backend,
         "persona_variant": reset_info["persona_variant"],

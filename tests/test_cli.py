@@ -13,7 +13,7 @@ from enterprise_envs.cli import main
 RECORD_FIELDS = {
     "scenario", "scenario_version", "seed", "package_version", "spec_version", "surface", "user_backend",
     "persona_variant", "messages", "faults", "outcome", "reward", "verdict", "steps", "tool_calls", "seconds",
-    "user_turns", "final_view",
+    "user_turns", "final_view", "spec_versions", "systems", "systems_used",
 }  # fmt: skip
 
 
@@ -38,6 +38,9 @@ def test_run_writes_jsonl_and_fidelity_reads_it(tmp_path: Path, capsys: pytest.C
         assert set(record) >= RECORD_FIELDS
         assert record["outcome"]["kind"] == "success" and record["reward"] == 1.0
         assert record["messages"][0]["role"] == "system"
+        # An ITSM-only episode: its world holds ITSM, and the oracle's calls reached it.
+        assert record["systems"] == record["systems_used"] == ["itsm"]
+        assert record["spec_versions"]["itsm"] == record["spec_version"] != ""
         calls = [m for m in record["messages"] if m.get("tool_calls")]
         assert calls and all(m["tool_calls"][0]["type"] == "function" for m in calls)
     assert main(["fidelity", str(out)]) == 0  # integrity metrics all zero for the rule user

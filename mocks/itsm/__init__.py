@@ -16,7 +16,7 @@ from enterprise_envs.mocks.itsm.access import ItsmAccessPolicy
 from enterprise_envs.mocks.itsm.conventions import ITSM_CONVENTIONS, itsm_directory
 from enterprise_envs.mocks.itsm.errors import render_error
 from enterprise_envs.mocks.itsm.notifications import ITSM_NOTIFICATIONS
-from enterprise_envs.mocks.itsm.tables import behaviour_rules, itsm_catalog
+from enterprise_envs.mocks.itsm.tables import behaviour_rules, itsm_catalog, spec_document
 
 #: The simulated "now" of every ITSM world at reset.
 ITSM_EPOCH = datetime(2026, 3, 2, 9, 0, 0, tzinfo=UTC)
@@ -33,6 +33,8 @@ ITSM_SETTINGS = {
     "incident_close_codes": tuple(behaviour_rules()["incident"]["close_code_current"]),
     # Base URL used in reference links and Link headers.
     "instance_url": "https://mock.service-now.com",
+    # The release of the Table API description the catalog and the rest surface follow.
+    "spec_version": spec_document()["info"]["version"],
 }
 
 CATALOG = itsm_catalog()
