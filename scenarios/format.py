@@ -92,18 +92,20 @@ class ViewCheck(_Strict):
     user's own facts (the user cannot check it). ``claimed``: the agent's latest message reports
     the work done (or asks whether it works now, or signs off, after reporting it); with
     ``events``, only once one of those notifications (about ``record``, when given) has reached
-    the user. ``situation``: the user's own circumstances (which fix works on their machine), a
-    row of ``table`` matching ``where``, read once when the instance is drawn, before the agent
-    does anything.
+    the user. ``notified``: one of ``events`` (about ``record``, when given) has reached the
+    user, whatever the agent says: what they see happen on their own (the e-mail that their
+    account is unlocked, so signing in works again). ``situation``: the user's own circumstances
+    (which fix works on their machine), a row of ``table`` matching ``where``, read once when the
+    instance is drawn, before the agent does anything.
     """
 
-    kind: Literal["situation", "told_record", "told_text", "claimed"]
+    kind: Literal["situation", "told_record", "told_text", "claimed", "notified"]
     table: str = ""
     where: str = "1"
     text: str = ""
     rivals: list[str] = Field(default_factory=list, description="told_text: the other values of its kind.")
     events: list[str] = Field(default_factory=list, description="Notifications that corroborate it.")
-    record: str = Field("", description="claimed: the record the notification must be about.")
+    record: str = Field("", description="claimed, notified: the record the notification must be about.")
 
     @model_validator(mode="after")
     def _fields_for_kind(self) -> ViewCheck:
@@ -113,10 +115,12 @@ class ViewCheck(_Strict):
             raise ValueError("situation and told_record need a table, and only they take one")
         if self.where != "1" and self.kind != "situation":
             raise ValueError("only a situation reads state (where); the user sees nothing else")
-        if self.events and self.kind not in ("told_record", "claimed"):
-            raise ValueError("only told_record and claimed are corroborated by notifications")
-        if self.record and not (self.kind == "claimed" and self.events):
-            raise ValueError("record narrows a claimed check's notifications (events)")
+        if self.events and self.kind not in ("told_record", "claimed", "notified"):
+            raise ValueError("only told_record, claimed and notified read notifications (events)")
+        if self.kind == "notified" and not self.events:
+            raise ValueError("notified needs events: the notifications that make it true")
+        if self.record and not (self.kind in ("claimed", "notified") and self.events):
+            raise ValueError("record narrows a claimed or notified check's notifications (events)")
         return self
 
 

@@ -136,7 +136,7 @@ class ScenarioInstance:
                 corroborated = not check.events or any(
                     note.event in check.events and (not record or note.record == record) for note in seen
                 )
-                view[key] = corroborated and _reported(agent, latest)
+                view[key] = corroborated and (check.kind == "notified" or _reported(agent, latest))
         return view
 
     def _told_candidates(

@@ -142,8 +142,9 @@ def _check_views(scenario: Scenario, source: str) -> None:
     """Every UserView key the persona reads is declared, and of a kind that fits its use.
 
     The goal is met by what the user is told or sees later (never by the start state), and a
-    step helps or not by the user's own circumstances (a ``situation``), not by what the agent
-    has written meanwhile.
+    step helps or not by the user's own circumstances (a ``situation``) or by what they see
+    happen (``notified``: the unlock e-mail came, so signing in works), never by the agent's
+    words.
     """
     user = scenario.user
     done = user.get("done_when")
@@ -155,10 +156,11 @@ def _check_views(scenario: Scenario, source: str) -> None:
         raise ScenarioError(
             f"{source}: done_when {done!r} is a situation: the start state cannot meet the goal"
         )
-    moving = sorted(str(key) for key in steps if scenario.view[key].kind != "situation")
+    moving = sorted(str(key) for key in steps if scenario.view[key].kind not in ("situation", "notified"))
     if moving:
         raise ScenarioError(
-            f"{source}: step views must be situations (the user's own circumstances): {moving}"
+            f"{source}: step views must be situations (the user's own circumstances) or notified "
+            f"(what they see happen), never what the agent says: {moving}"
         )
     if any(check.kind != "told_text" for check in scenario.view.values()) and not scenario.person:
         raise ScenarioError(f"{source}: name the user's person (person = ...) for its observable view keys")
