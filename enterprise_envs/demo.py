@@ -12,6 +12,8 @@ from typing import IO
 
 import gymnasium
 
+from enterprise_envs import registry
+
 from enterprise_envs.agents import OracleAgent
 
 _WIDTH = 160
@@ -34,7 +36,9 @@ def run_demo(
 
     out = out or sys.stdout
     kwargs = {"scenario": scenario} if scenario else {}
-    env = gymnasium.make("ITSM-v0", **kwargs)
+    # A scenario is played in the suite that serves it; the default demo is the service desk's.
+    env_id = registry.suite_serving(scenario).env_id if scenario else "ITSM-v0"
+    env = gymnasium.make(env_id, **kwargs)
     failures = 0
     for index in range(episodes):
         began = time.perf_counter()

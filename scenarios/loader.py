@@ -114,8 +114,10 @@ def policy_in_world_names(policy: dict[str, Any], table: Any) -> dict[str, Any]:
     for key in ("entitled",):
         if key in policy:
             policy[key] = [{**entry, "table": table(entry["table"])} for entry in policy[key]]
-    if isinstance(policy.get("person"), dict):
-        policy["person"] = {**policy["person"], "table": table(policy["person"]["table"])}
+    people = policy.get("person")
+    if isinstance(people, dict | list):
+        people = [people] if isinstance(people, dict) else people
+        policy["person"] = [{**entry, "table": table(entry["table"])} for entry in people]
     return policy
 
 
@@ -267,10 +269,13 @@ def load_scenarios(systems: Iterable[str]) -> dict[str, Scenario]:
     """
     found: dict[str, Scenario] = {}
     for system in systems:
+        folder = str(content_folder(system))
         for entry in scenario_files(system):
-            scenario = parse_scenario(entry.read_text(encoding="utf-8"), f"{system}/{entry.name}")
+            # Named from the system's folder down (itsm/workplace/onboarding.toml).
+            where = str(entry)[len(folder) :].lstrip("/\\") if str(entry).startswith(folder) else entry.name
+            scenario = parse_scenario(entry.read_text(encoding="utf-8"), f"{system}/{where}")
             if scenario.id in found:
-                raise ScenarioError(f"duplicate scenario id {scenario.id!r} ({system}/{entry.name})")
+                raise ScenarioError(f"duplicate scenario id {scenario.id!r} ({system}/{where})")
             found[scenario.id] = scenario
     return found
 
@@ -292,24 +297,18 @@ def system_policy(system: str) -> Policy:
 
 @cache
 def world_policy(systems: tuple[str, ...]) -> Policy:
-    """The runbook rules of a world of ``systems``: each system's, its tables named as the world names them.
-
-    Raises:
-        ValueError: Two systems each name the caller's record.
-    """
+    """The runbook rules of a world of ``systems``: each system's, its tables named as the world names them."""
     if len(systems) == 1:
         return system_policy(systems[0])
     rules: list[Any] = []
     entitled: list[Any] = []
-    person = None
+    people: list[Any] = []
     for system in systems:
         data = system_policy(system).model_dump(exclude_none=True)
         data = policy_in_world_names(data, lambda name, system=system: qualify(system, name))
         # Rule ids name their system, as tools do (two runbooks may both say "no_secrets").
         rules += [{**rule, "id": tool_name(system, rule["id"], systems)} for rule in data.get("rules", [])]
         entitled += data.get("entitled", [])
-        if data.get("person") is not None:
-            if person is not None:
-                raise ValueError(f"two systems of {systems} say how to find the caller's record")
-            person = data["person"]
-    return Policy.model_validate({"rules": rules, "entitled": entitled, "person": person})
+        # The caller has a record in each system that keeps people: every one of them is theirs.
+        people += data.get("person", [])
+    return Policy.model_validate({"rules": rules, "entitled": entitled, "person": people})

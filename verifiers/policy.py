@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from enterprise_envs.mocks._core.inputs import echo
 from enterprise_envs.mocks._core.store import Store
@@ -96,8 +96,19 @@ class Policy(_Strict):
     """A system's rules, plus what a scenario adds to them."""
 
     rules: list[PolicyRule] = Field(default_factory=list)
-    person: Person | None = None
+    person: list[Person] = Field(
+        default_factory=list,
+        description="How to find the caller's record: one entry per system that keeps people (a "
+        "runbook's [person] table; a world of several systems holds each system's).",
+    )
     entitled: list[Entitled] = Field(default_factory=list)
+
+    @field_validator("person", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        if value is None:
+            return []
+        return [value] if isinstance(value, dict) else value
 
     def extended(self, extra: Mapping[str, Any] | None) -> Policy:
         """This policy with a scenario's additions (more rules, more entitled rows; none removed)."""
@@ -297,7 +308,7 @@ def _disclose(rule: PolicyRule, policy: Policy, episode: Episode, facts: _Facts)
 
     def theirs(table: str, row: Mapping[str, str]) -> bool:
         owners = (rule.owners or {}).get(table, [])
-        owned = person is not None and any(row.get(name) == person for name in owners)
+        owned = any(row.get(name) in person for name in owners)
         about = (table, row[store.catalog[table].key_field]) in facts.about
         return owned or about or _entitled(policy, table, row)
 
@@ -331,16 +342,18 @@ def _columns(rule: PolicyRule, policy: Policy, table: str, key_field: str) -> li
     return list(dict.fromkeys(names))
 
 
-def _person(policy: Policy, episode: Episode, store: Store) -> str | None:
-    if policy.person is None:
-        return None
-    for field_name, key in policy.person.match.items():
-        value = episode.facts.get(key)
-        if value:
-            row = store.find_one(policy.person.table, field_name, value)
-            if row is not None:
-                return row[store.catalog[policy.person.table].key_field]
-    return None
+def _person(policy: Policy, episode: Episode, store: Store) -> frozenset[str]:
+    """The caller's record keys: in each people table, the row their identifying facts name."""
+    keys = set()
+    for person in policy.person:
+        for field_name, key in person.match.items():
+            value = episode.facts.get(key)
+            if value:
+                row = store.find_one(person.table, field_name, value)
+                if row is not None:
+                    keys.add(row[store.catalog[person.table].key_field])
+                    break
+    return frozenset(keys)
 
 
 def _rows_carried(
