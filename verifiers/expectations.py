@@ -32,6 +32,7 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     WithJsonSchema,
     field_validator,
     model_validator,
@@ -98,6 +99,11 @@ class FieldPredicate(_Strict):
         description="'$entry.field': the value equals that field of a row claimed by that entry (an "
         "earlier step's output carried into a later one, in any system of the world).",
     )
+    mentions: str | None = Field(
+        None,
+        description="'$entry.field': the text states that field's value of a row that entry claims (a "
+        "chat message carrying the number of the incident another entry claims), as carries reads it.",
+    )
     before: FieldPredicate | None = Field(None, description="A predicate on the value before the change.")
 
     @model_validator(mode="before")
@@ -124,11 +130,11 @@ class FieldPredicate(_Strict):
             raise ValueError(f"references takes '$entry' (a row), not a field: {target!r}")
         return target
 
-    @field_validator("same_as")
+    @field_validator("same_as", "mentions")
     @classmethod
-    def _a_field(cls, target: str | None) -> str | None:
+    def _a_field(cls, target: str | None, info: ValidationInfo) -> str | None:
         if target is not None and not ((match := _ENTRY_REF.match(target)) and match.group(2)):
-            raise ValueError(f"same_as takes '$entry.field', not {target!r}")
+            raise ValueError(f"{info.field_name} takes '$entry.field', not {target!r}")
         return target
 
     @field_validator("matches")
@@ -159,7 +165,7 @@ class FieldPredicate(_Strict):
     def entry_refs(self) -> set[str]:
         """Ids of entries this predicate references."""
         refs = set()
-        for target in (self.references, self.same_as):
+        for target in (self.references, self.same_as, self.mentions):
             if target and (match := _ENTRY_REF.match(target)):
                 refs.add(match.group(1))
         if self.before is not None:
@@ -169,8 +175,9 @@ class FieldPredicate(_Strict):
     def value_refs(self) -> set[tuple[str, str]]:
         """(entry id, field) pairs whose claimed values this predicate compares with."""
         refs = set()
-        if self.same_as and (match := _ENTRY_REF.match(self.same_as)):
-            refs.add((match.group(1), match.group(2)))
+        for target in (self.same_as, self.mentions):
+            if target and (match := _ENTRY_REF.match(target)):
+                refs.add((match.group(1), match.group(2)))
         if self.before is not None:
             refs |= self.before.value_refs()
         return refs

@@ -48,7 +48,7 @@ def failure(
         name: Field name.
         side: Which image the value comes from (``where`` on a delete reads the before image).
         claims: Rows claimed per entry id, for ``references: "$id"``, and their values per
-            ``"id.field"``, for ``same_as: "$id.field"``; None defers those checks.
+            ``"id.field"``, for ``same_as`` and ``mentions: "$id.field"``; None defers those checks.
     """
     value = change.value(name, side)
     shown = f"{name}={value!r}"
@@ -96,6 +96,10 @@ def failure(
         and value not in claims.get(predicate.same_as[1:], frozenset())
     ):
         return f"{shown}, expected the {predicate.same_as} of a row that entry claims"
+    if predicate.mentions is not None and claims is not None:
+        wanted = [text for text in claims.get(predicate.mentions[1:], frozenset()) if text]
+        if not any(states(value, text) for text in wanted):
+            return f"{echo(shown, 120)}, expected it to state the {predicate.mentions} of a row that entry claims"
     if predicate.before is not None:
         inner = failure(predicate.before, change, name, "before", claims)
         if inner:

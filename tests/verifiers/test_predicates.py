@@ -73,6 +73,7 @@ CASES = [
     ({"lt": "9"}, "", None, False),
     ({"lte": "2026-01-01 00:00:00"}, "", None, False),
     ({"same_as": "$ticket.number"}, "INC0010041", None, True),  # decided once claims are known
+    ({"mentions": "$ticket.number"}, "see INC0010041", None, True),  # likewise
     ({"references": SYS_ID}, SYS_ID, None, True),
     ({"references": SYS_ID}, OTHER_ID, None, False),
     ({"references": SYS_ID}, "", None, False),
@@ -282,3 +283,16 @@ def test_same_as_compares_with_the_claimed_rows_values() -> None:
     assert not holds({"same_as": "$ticket.number"}, "INC0010041", claims={"ticket": frozenset()})
     with pytest.raises(ValidationError, match="same_as takes"):
         FieldPredicate.model_validate({"same_as": "$ticket"})
+
+
+def test_mentions_reads_a_claimed_rows_value_in_free_text() -> None:
+    """``mentions`` carries an earlier step's output into text: the chat post must state the number."""
+    claims = {"ticket": frozenset({SYS_ID}), "ticket.number": frozenset({"INC0010041"})}
+    assert holds({"mentions": "$ticket.number"}, "Outage: VPN down, tracked as INC0010041.", claims=claims)
+    assert holds({"mentions": "$ticket.number"}, "see inc0010041 for updates", claims=claims)
+    assert not holds({"mentions": "$ticket.number"}, "Outage: VPN down, tracked as INC0010042.", claims=claims)
+    assert not holds({"mentions": "$ticket.number"}, "Outage: VPN down, see INC00100411", claims=claims)
+    assert not holds({"mentions": "$ticket.number"}, "INC0010041", claims={"ticket": frozenset()})
+    assert holds({"mentions": "$ticket.number"}, "anything", claims=None)  # decided once claims are known
+    with pytest.raises(ValidationError, match="mentions takes"):
+        FieldPredicate.model_validate({"mentions": "$ticket"})
