@@ -13,7 +13,6 @@ from typing import IO
 import gymnasium
 
 from enterprise_envs import registry
-
 from enterprise_envs.agents import OracleAgent
 
 _WIDTH = 160

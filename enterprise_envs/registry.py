@@ -167,7 +167,9 @@ def check_suites(
             raise ValueError(f"{SUITES_FILE}: suite {made.env_id!r} names unknown systems {unknown}")
         held = Suite(made.env_id, made.systems, made.description, ("*",))
         for pattern in made.scenarios:
-            if not any(fnmatch.fnmatchcase(sid, pattern) and held.serves(sid, need) for sid, need in needs.items()):
+            if not any(
+                fnmatch.fnmatchcase(sid, pattern) and held.serves(sid, need) for sid, need in needs.items()
+            ):
                 raise ValueError(f"{SUITES_FILE}: suite {made.env_id!r}: {pattern!r} matches no scenario")
     orphans = [sid for sid, need in needs.items() if not any(s.serves(sid, need) for s in found.values())]
     if orphans:

@@ -252,12 +252,16 @@ def scenario_files(system: str) -> list[Traversable]:
         entries = (
             entry
             for entry in where.iterdir()
-            if entry.is_file() and entry.name.endswith(".toml") and entry.name not in (POLICY_FILE, SUITES_FILE)
+            if entry.is_file()
+            and entry.name.endswith(".toml")
+            and entry.name not in (POLICY_FILE, SUITES_FILE)
         )
         return sorted(entries, key=lambda e: e.name)
 
-    subfolders = sorted((entry for entry in folder.iterdir() if entry.is_dir() and not entry.name.startswith(("_", "."))),
-                        key=lambda e: e.name)  # fmt: skip
+    subfolders = sorted(
+        (entry for entry in folder.iterdir() if entry.is_dir() and not entry.name.startswith(("_", "."))),
+        key=lambda e: e.name,
+    )
     return [*files(folder), *(entry for sub in subfolders for entry in files(sub))]
 
 
@@ -297,7 +301,7 @@ def system_policy(system: str) -> Policy:
 
 @cache
 def world_policy(systems: tuple[str, ...]) -> Policy:
-    """The runbook rules of a world of ``systems``: each system's, its tables named as the world names them."""
+    """The runbook rules of a world of ``systems``: each system's, tables named as the world names them."""
     if len(systems) == 1:
         return system_policy(systems[0])
     rules: list[Any] = []

@@ -62,7 +62,10 @@ def test_a_broken_suites_file_is_refused(
     text: str, systems: list[str], scenarios: list[str], problem: str
 ) -> None:
     # Each scenario needs the system its id starts with; a ``workplace`` one needs chat too.
-    needs = {sid: (sid.split(".")[0], "chat") if ".workplace." in sid else (sid.split(".")[0],) for sid in scenarios}
+    needs = {
+        sid: (sid.split(".")[0], "chat") if ".workplace." in sid else (sid.split(".")[0],)
+        for sid in scenarios
+    }
     with pytest.raises(ValueError) as raised:
         registry.check_suites(registry.parse_suites(text), systems, needs)
     assert problem in str(raised.value)

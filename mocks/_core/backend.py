@@ -355,8 +355,14 @@ class Backend:
                         output = spec.handler(ctx, arguments)
                 else:
                     logged = store.change_log_size()
-                    with store.transaction():
-                        output = spec.handler(ctx, arguments)
+                    ctx.ids.watch()
+                    try:
+                        with store.transaction():
+                            output = spec.handler(ctx, arguments)
+                    except BaseException:
+                        ctx.ids.settle(failed=True)
+                        raise
+                    ctx.ids.settle(failed=False)
                     self._note_write(tool, logged, ctx.touched)
             except ToolError as error:
                 if ctx.intent is not None and error.target is None:

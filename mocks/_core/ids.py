@@ -39,12 +39,31 @@ class IdFactory:
             groups) reads the table; one with a single key shape ignores it.
     """
 
-    __slots__ = ("_new_id", "_rng")
+    __slots__ = ("_new_id", "_rng", "_saved", "_watching")
 
     def __init__(self, rng: random.Random, new_id: NewId = hex_id) -> None:
         self._rng = rng
         self._new_id = new_id
+        self._watching = False
+        self._saved: object = None
 
     def new(self, table: str = "") -> str:
         """A new record key for a row of ``table`` (``""``: the caller names no table)."""
+        if self._watching and self._saved is None:
+            # The stream as it was before the call's first key: what a failed call returns to.
+            self._saved = self._rng.getstate()
         return self._new_id(self._rng, table)
+
+    def watch(self) -> None:
+        """Start one call: remember the stream's state when it first draws a key."""
+        self._watching, self._saved = True, None
+
+    def settle(self, failed: bool) -> None:
+        """End the call; a failed one gives back the keys it drew.
+
+        A failed call changes nothing, the key stream included: otherwise every key after a
+        refused write would differ from the same episode without it.
+        """
+        if failed and self._saved is not None:
+            self._rng.setstate(self._saved)  # type: ignore[arg-type]
+        self._watching, self._saved = False, None

@@ -27,7 +27,8 @@ The overlay's entries (all optional but ``schemas``):
 - ``fields``: ``audit`` (bookkeeping kept on every write), ``derived`` (also not a change by
   itself, besides the audit fields), ``system`` (set by the system, never a client; the audit
   fields are too), ``settable_on_insert``, ``computed`` (``[table, field]`` pairs set by business
-  rules), ``max_length`` and ``labels`` (field -> value).
+  rules), ``clock`` (stamped with the call's time whatever their kind: UNIX seconds, a message
+  ``ts``), ``max_length`` and ``labels`` (field -> value).
 - ``tables``: ``display`` (table -> display field; else ``number`` for numbered tables and
   ``name`` otherwise), ``labels`` (table -> its human name; else the name in title case),
   ``numbers`` (table -> record-number prefix), ``indexes`` (table -> lists of columns), and, for
@@ -58,6 +59,7 @@ Column order: the key, then every described column by name, then the overlay's e
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -97,6 +99,15 @@ def catalog_from_openapi(
     schemas = document["components"]["schemas"]
     tables = [rules.spec_table(name, schemas[schema]) for name, schema in overlay["schemas"].items()]
     tables += [rules.extra_table(name, info) for name, info in overlay.get("extra_tables", {}).items()]
+    clock = frozenset(overlay.get("fields", {}).get("clock", ()))
+    if clock:
+        tables = [
+            dataclasses.replace(
+                table,
+                fields=tuple(dataclasses.replace(f, clock=True) if f.name in clock else f for f in table.fields),
+            )
+            for table in tables
+        ]
     return Catalog(system, tables)
 
 

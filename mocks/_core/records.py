@@ -536,7 +536,8 @@ class RecordEngine:
         """
         visible = ctx.row_filter(table)
         if visible is not None:
-            where = f"({where}) AND {visible[0]}"
+            # Both sides parenthesized: a policy's filter with a bare OR must not escape the AND.
+            where = f"({where}) AND ({visible[0]})"
             params = (*params, *visible[1])
         store = ctx.store
         rows = store.select(table, where, params, order_by=order_by, limit=limit, offset=offset)

@@ -33,6 +33,9 @@ class FieldSpec:
             (``opened_by`` for an order placed on someone's behalf).
         derived: Bookkeeping the system maintains (sys_updated_on, sys_mod_count, a parent's child
             count): a change to it alone is not a change for the verifier.
+        clock: Stamped with the simulated time of the call that wrote it (a creation time, a chat
+            message's ``ts``) whatever its kind: one more call earlier in an episode moves it, so a
+            comparison of two episodes leaves it out (read-only date-times always are).
     """
 
     name: str
@@ -45,6 +48,7 @@ class FieldSpec:
     settable_on_insert: bool = False
     computed: bool = False
     derived: bool = False
+    clock: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in FIELD_KINDS:

@@ -17,6 +17,7 @@ from typing import Any
 from enterprise_envs.mocks._core.models import build_models
 from enterprise_envs.mocks._core.store import Store
 from enterprise_envs.mocks._core.system import System
+from enterprise_envs.mocks.chat import services as _services  # noqa: F401  (registers table rules)
 from enterprise_envs.mocks.chat.access import ADMIN, OWNER, ChatAccessPolicy, WorkspaceIdentity
 from enterprise_envs.mocks.chat.conventions import BOT_HANDLE, CHAT_CONVENTIONS, OWNER_HANDLE, chat_directory
 from enterprise_envs.mocks.chat.errors import render_error

@@ -58,12 +58,17 @@ def is_member(store: Store, channel_id: str, user_id: str) -> bool:
 
 def is_public(channel: Row) -> bool:
     """A public channel: anyone in the workspace may read and join it."""
-    return channel.get("is_private") != "true" and channel.get("is_im") != "true" and channel.get("is_mpim") != "true"
+    return (
+        channel.get("is_private") != "true"
+        and channel.get("is_im") != "true"
+        and channel.get("is_mpim") != "true"
+    )
 
 
-#: SQL: the conversations a user (the one parameter, given twice) may read.
-READABLE_CHANNELS = """(is_private != 'true' AND is_im != 'true' AND is_mpim != 'true')
-  OR id IN (SELECT channel FROM channel_member WHERE "user" = ?)"""
+#: SQL: the conversations a user (the one parameter) may read. Parenthesized whole: callers AND it
+#: to their own condition, and a bare OR would let every conversation the user is in through.
+READABLE_CHANNELS = """((is_private != 'true' AND is_im != 'true' AND is_mpim != 'true')
+  OR id IN (SELECT channel FROM channel_member WHERE "user" = ?))"""
 
 
 class ChatAccessPolicy:
@@ -143,7 +148,8 @@ class ChatAccessPolicy:
             return f"channel IN (SELECT id FROM channel WHERE {READABLE_CHANNELS})", (me,)
         if table == "reaction":
             return (
-                f"message IN (SELECT m.id FROM message m WHERE m.channel IN (SELECT id FROM channel WHERE {READABLE_CHANNELS}))",
+                "message IN (SELECT m.id FROM message m WHERE m.channel IN "
+                f"(SELECT id FROM channel WHERE {READABLE_CHANNELS}))",
                 (me,),
             )
         return None

@@ -83,18 +83,25 @@ def invalid_arguments(detail: str) -> SlackError:
 
 
 def not_found(code: str, detail: str | None = None) -> SlackError:
-    """A lookup that names nothing the caller can see (``channel_not_found``, ``user_not_found``,
-    ``message_not_found``, ``thread_not_found``, ``no_such_subteam``, ``users_not_found``)."""
+    """A lookup that names nothing the caller can see.
+
+    ``channel_not_found``, ``user_not_found``, ``message_not_found``, ``thread_not_found``,
+    ``no_such_subteam``, ``users_not_found``.
+    """
     return slack_error(ErrorKind.NOT_FOUND, code, detail)
 
 
 def refused(code: str, detail: str | None = None) -> SlackError:
-    """A refusal: the call is understood but not allowed in this state or for this caller
-    (``not_in_channel``, ``is_archived``, ``cant_update_message``, ``restricted_action``, ...)."""
+    """A refusal: the call is understood but not allowed in this state or for this caller.
+
+    ``not_in_channel``, ``is_archived``, ``cant_update_message``, ``restricted_action``, ...
+    """
     return slack_error(ErrorKind.PERMISSION_DENIED, code, detail)
 
 
 def conflict(code: str, detail: str | None = None) -> SlackError:
-    """A change that collides with what is there (``name_taken``, ``already_in_channel``,
-    ``already_archived``, ``already_reacted``)."""
+    """A change that collides with what is there.
+
+    ``name_taken``, ``already_in_channel``, ``already_archived``, ``already_reacted``.
+    """
     return slack_error(ErrorKind.CONFLICT, code, detail)

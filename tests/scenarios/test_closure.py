@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from enterprise_envs import registry
 from enterprise_envs.audit import EnvEpisodes
+from enterprise_envs.mocks._core.backend import Backend
 from enterprise_envs.mocks._core.observables import observable_fields
 from enterprise_envs.mocks._core.world import World
 from enterprise_envs.scenarios.instance import ScenarioInstance
@@ -55,35 +56,49 @@ def test_the_view_takes_no_back_end() -> None:
     assert "world" in inspect.signature(ScenarioInstance.observe).parameters
 
 
-def _hidden_fields(backend: World) -> dict[str, list[str]]:
-    """Table -> fields no notification reads, nor any label a notification shows."""
-    catalog = backend.system.catalog
-    seen = observable_fields(backend.system.notifications)
-    anywhere = seen.get("*", frozenset())
+def _tables(world: World) -> dict[str, tuple[Backend, str]]:
+    """Every table of the world by its world name (qualified when there are several systems)."""
+    return {
+        world.table_name(backend.system.name, table): (backend, table)
+        for backend in world
+        for table in backend.system.catalog
+    }
+
+
+def _hidden_fields(world: World) -> dict[str, list[str]]:
+    """World table -> fields no notification of its system reads, nor any label one shows."""
     out = {}
-    for name, spec in catalog.items():
+    for name, (backend, table) in _tables(world).items():
+        seen = observable_fields(backend.system.notifications)
+        spec = backend.system.catalog[table]
         # The key, the record number people are told and the display value are what a note shows.
-        shown = seen.get(name, frozenset()) | anywhere | {spec.key_field, spec.display_field}
+        shown = seen.get(table, frozenset()) | seen.get("*", frozenset()) | {spec.key_field, spec.display_field}
         if spec.number_prefix:
             shown |= {"number"}
         out[name] = [column for column in spec.columns if column not in shown]
     return out
 
 
-def _own_rows(backend: World, person: str) -> list[tuple[str, str]]:
-    """Rows of the watched tables that name the person in a recipient field."""
+def _own_rows(world: World, person: str) -> list[tuple[str, str]]:
+    """Rows of the watched tables that name the person (their key in each system) in a recipient field."""
+    keys_of = world.person_keys(person)
     rows = []
-    for rule in backend.system.notifications:
-        if rule.about is not None:
+    for backend in world:
+        system = backend.system
+        mine = keys_of.get(system.name)
+        if not mine:
             continue
-        key_field = backend.system.catalog[rule.table].key_field
-        for field in rule.recipients:
-            keys = backend.store.column_values(rule.table, key_field, f'"{field}" = ?', (person,))
-            rows += [(rule.table, key) for key in keys[:5]]
+        for rule in system.notifications:
+            if rule.about is not None:
+                continue
+            key_field = system.catalog[rule.table].key_field
+            for field in rule.recipients:
+                keys = backend.store.column_values(rule.table, key_field, f'"{field}" = ?', (mine,))
+                rows += [(world.table_name(system.name, rule.table), key) for key in keys[:5]]
     return sorted(set(rows))
 
 
-def _other_value(backend: World, table: str, column: str, current: str, rng: random.Random) -> str:
+def _other_value(backend: Backend, table: str, column: str, current: str, rng: random.Random) -> str:
     spec = backend.system.catalog[table].field(column)
     choices = sorted(set(spec.choices or ()) - {current}) if spec is not None else []
     return rng.choice(choices) if choices else f"{current}~hidden{rng.randrange(1000)}"
@@ -93,29 +108,37 @@ def _change_hidden_state(person: str, picks: random.Random) -> Callable[[World, 
     """A hook changing hidden fields of up to three touched or own rows, checking that what the
     user has seen did not change with them."""
 
-    def after_call(backend: World, _index: int) -> None:
-        hidden = _hidden_fields(backend)
-        instance_seen = _seen(backend, person)
+    def after_call(world: World, _index: int) -> None:
+        hidden = _hidden_fields(world)
+        tables = _tables(world)
+        instance_seen = _seen(world, person)
         rows = sorted(
-            {(table, key) for table, key, _ in backend.store.changed_rows()} | set(_own_rows(backend, person))
+            {(table, key) for table, key, _ in world.store.changed_rows()} | set(_own_rows(world, person))
         )
         for table, key in picks.sample(rows, min(len(rows), 3)):
-            row = backend.store.get(table, key)
+            backend, local = tables[table]
+            row = backend.store.get(local, key)
             if row is None or not hidden[table]:
                 continue
             column = picks.choice(hidden[table])
-            backend.store.update(
-                table, key, {column: _other_value(backend, table, column, row[column], picks)}
-            )
-        assert _seen(backend, person) == instance_seen, "a hidden field changed what the user has seen"
+            backend.store.update(local, key, {column: _other_value(backend, local, column, row[column], picks)})
+        assert _seen(world, person) == instance_seen, "a hidden field changed what the user has seen"
 
     return after_call
 
 
-def _seen(backend: World, person: str) -> list[dict]:
+def _seen(world: World, person: str) -> list[dict]:
+    """What every system of the world has told the person (their own key in each)."""
     from enterprise_envs.mocks._core.observables import notifications_for
 
-    return [note.to_dict() for note in notifications_for(backend.store, backend.system.notifications, person)]
+    keys_of = world.person_keys(person)
+    return [
+        note.to_dict()
+        for backend in world
+        for note in notifications_for(
+            backend.store, backend.system.notifications, keys_of.get(backend.system.name, "")
+        )
+    ]
 
 
 @pytest.fixture(scope="module")

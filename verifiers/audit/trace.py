@@ -204,7 +204,8 @@ def _diff_fingerprint(diff: StateDiff, ignore: frozenset[str]) -> tuple[Any, ...
 
 
 def clock_fields(catalog: Catalog) -> frozenset[str]:
-    """Fields the system stamps with the time of a call (read-only date-times).
+    """Fields the system stamps with the time of a call (read-only date-times, and those its
+    catalog marks ``clock``: UNIX seconds, a chat message's ``ts``).
 
     They move when a probe adds a call, so comparisons of runs leave them out.
     """
@@ -212,7 +213,7 @@ def clock_fields(catalog: Catalog) -> frozenset[str]:
         spec.name
         for table in catalog.values()
         for spec in table.fields
-        if spec.kind == "datetime" and spec.read_only
+        if spec.clock or (spec.kind == "datetime" and spec.read_only)
     )
 
 

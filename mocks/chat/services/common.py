@@ -20,10 +20,10 @@ import re
 from typing import TYPE_CHECKING
 
 from enterprise_envs.mocks._core.access import Operation
+from enterprise_envs.mocks._core.errors import ErrorKind
 from enterprise_envs.mocks._core.store import Row
 from enterprise_envs.mocks.chat.conventions import BOT_HANDLE, ID_PATTERN, TS_PATTERN, ts_text
 from enterprise_envs.mocks.chat.errors import SlackError, invalid_arguments, not_found, slack_error
-from enterprise_envs.mocks._core.errors import ErrorKind
 
 if TYPE_CHECKING:
     from enterprise_envs.mocks._core.backend import CallContext
@@ -80,7 +80,9 @@ def find_user(ctx: CallContext, ref: str, *, code: str = "user_not_found") -> Ro
     row = ctx.store.get("user", ref) if _IS_ID(ref) else None
     if row is None and ref:
         if "@" in ref[1:]:
-            row = ctx.store.find_one("user", "email", ref)
+            # E-mail addresses are compared without case, as people type them any way.
+            found = ctx.store.select("user", "email = ? COLLATE NOCASE", (ref,), limit=1)
+            row = found[0] if found else None
         else:
             row = ctx.store.find_one("user", "name", (ref[1:] if ref.startswith("@") else ref).lower())
     return _visible(ctx, "user", row, code, ref)
@@ -96,7 +98,11 @@ def find_usergroup(ctx: CallContext, ref: str) -> Row:
     row = ctx.store.get("usergroup", ref) if _IS_ID(ref) else None
     if row is None and ref:
         handle = ref[1:] if ref.startswith("@") else ref
-        row = ctx.store.find_one("usergroup", "handle", handle.lower()) or ctx.store.find_one("usergroup", "name", ref)
+        row = ctx.store.find_one("usergroup", "handle", handle.lower())
+        if row is None:
+            # A group's name is what people say ("network on-call"): compared without case.
+            found = ctx.store.select("usergroup", "name = ? COLLATE NOCASE", (ref,), limit=1)
+            row = found[0] if found else None
     return _visible(ctx, "usergroup", row, "no_such_subteam", ref)
 
 
@@ -110,7 +116,7 @@ def find_message(ctx: CallContext, channel: Row, ts: str, *, code: str = "messag
     ts = ts.strip()
     if not _IS_TS(ts):
         raise invalid_arguments(f"invalid ts: '{ts}' is not a message timestamp like 1772442000.000100")
-    found = ctx.store.select("message", 'channel = ? AND ts = ?', (channel["id"], ts), limit=1)
+    found = ctx.store.select("message", "channel = ? AND ts = ?", (channel["id"], ts), limit=1)
     return _visible(ctx, "message", found[0] if found else None, code, ts)
 
 
@@ -133,7 +139,9 @@ def bot_user(ctx: CallContext) -> Row:
 def new_ts(ctx: CallContext, channel_id: str) -> str:
     """A new message ``ts`` in a conversation: now, unique in it and after every earlier one."""
     now = ctx.clock.timestamp()
-    latest = ctx.store.conn.execute("SELECT MAX(ts) FROM message WHERE channel = ?", (channel_id,)).fetchone()[0]
+    latest = ctx.store.conn.execute(
+        "SELECT MAX(ts) FROM message WHERE channel = ?", (channel_id,)
+    ).fetchone()[0]
     seconds, micros = now, 0
     if latest:
         last_seconds, _, last_micros = latest.partition(".")
@@ -165,7 +173,9 @@ def decode_cursor(cursor: str | None) -> int:
     except (binascii.Error, UnicodeError, ValueError):
         text = ""
     if not text.startswith(_CURSOR_PREFIX) or not text[len(_CURSOR_PREFIX) :].isdigit():
-        raise slack_error(ErrorKind.INVALID_ARGUMENT, "invalid_cursor", f"cursor '{cursor[:40]}' was not handed out")
+        raise slack_error(
+            ErrorKind.INVALID_ARGUMENT, "invalid_cursor", f"cursor '{cursor[:40]}' was not handed out"
+        )
     return int(text[len(_CURSOR_PREFIX) :])
 
 
@@ -174,7 +184,9 @@ def page_limit(limit: int | None) -> int:
     if limit is None or limit == 0:
         return DEFAULT_LIMIT
     if limit < 1 or limit > MAX_LIMIT:
-        raise slack_error(ErrorKind.INVALID_ARGUMENT, "invalid_limit", f"limit {limit} is not within 1..{MAX_LIMIT}")
+        raise slack_error(
+            ErrorKind.INVALID_ARGUMENT, "invalid_limit", f"limit {limit} is not within 1..{MAX_LIMIT}"
+        )
     return limit
 
 

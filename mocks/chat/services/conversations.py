@@ -66,7 +66,9 @@ def _check_name(name: str) -> None:
     if not name:
         raise slack_error(ErrorKind.INVALID_ARGUMENT, "invalid_name_required", "a channel needs a name")
     if len(name) > _NAME_MAX:
-        raise slack_error(ErrorKind.INVALID_ARGUMENT, "invalid_name_maxlength", f"at most {_NAME_MAX} characters")
+        raise slack_error(
+            ErrorKind.INVALID_ARGUMENT, "invalid_name_maxlength", f"at most {_NAME_MAX} characters"
+        )
     if not _VALID_NAME(name):
         raise slack_error(
             ErrorKind.INVALID_ARGUMENT, "invalid_name_specials",
@@ -132,7 +134,9 @@ class ChannelMemberRules(TableRules):
         """Everyone stays in the general channel and in their direct conversations."""
         channel = ctx.store.get("channel", old["channel"]) or {}
         if channel.get("is_general") == TRUE:
-            raise refused("cant_leave_general" if old["user"] == ctx.identity.user_sys_id else "cant_kick_from_general")
+            raise refused(
+                "cant_leave_general" if old["user"] == ctx.identity.user_sys_id else "cant_kick_from_general"
+            )
         if _is_dm(channel):
             raise refused("method_not_supported_for_channel_type")
 
@@ -292,7 +296,7 @@ def list_channels(
     cursor: str | None = None,
     limit: int | None = None,
 ) -> Page:
-    """``conversations.list`` (and ``users.conversations`` with ``member``): conversations the caller may see."""
+    """``conversations.list`` (``users.conversations`` with ``member``): conversations the caller sees."""
     conditions, params = [type_condition(types)], []
     if exclude_archived:
         conditions.append("is_archived != 'true'")
@@ -304,12 +308,20 @@ def list_channels(
         params.append(name_contains.lower().lstrip("#"))
     offset, size = decode_cursor(cursor), page_limit(limit)
     rows, total = ENGINE.query(
-        ctx, "channel", " AND ".join(conditions), tuple(params), order_by="created, id", limit=size, offset=offset
+        ctx,
+        "channel",
+        " AND ".join(conditions),
+        tuple(params),
+        order_by="created, id",
+        limit=size,
+        offset=offset,
     )
     return Page(rows, offset, total)
 
 
-def list_members(ctx: CallContext, channel: Row, *, cursor: str | None = None, limit: int | None = None) -> Page:
+def list_members(
+    ctx: CallContext, channel: Row, *, cursor: str | None = None, limit: int | None = None
+) -> Page:
     """``conversations.members``: the member rows of a conversation, a page at a time."""
     offset, size = decode_cursor(cursor), page_limit(limit)
     rows, total = ENGINE.query(

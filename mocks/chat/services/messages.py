@@ -30,7 +30,14 @@ from enterprise_envs.mocks._core.store import Row
 from enterprise_envs.mocks.chat.conventions import bot_id_of
 from enterprise_envs.mocks.chat.errors import conflict, invalid_arguments, refused, slack_error
 from enterprise_envs.mocks.chat.records import ENGINE
-from enterprise_envs.mocks.chat.services.common import Page, bot_user, decode_cursor, find_message, new_ts, page_limit
+from enterprise_envs.mocks.chat.services.common import (
+    Page,
+    bot_user,
+    decode_cursor,
+    find_message,
+    new_ts,
+    page_limit,
+)
 
 if TYPE_CHECKING:
     from enterprise_envs.mocks._core.backend import CallContext
@@ -73,9 +80,13 @@ class MessageRules(TableRules):
             raise refused("is_archived")
         parent_ts = new["thread_ts"]
         if parent_ts:
-            found = ctx.store.select("message", "channel = ? AND ts = ?", (new["channel"], parent_ts), limit=1)
+            found = ctx.store.select(
+                "message", "channel = ? AND ts = ?", (new["channel"], parent_ts), limit=1
+            )
             if not found or (found[0]["thread_ts"] and found[0]["thread_ts"] != found[0]["ts"]):
-                raise slack_error(ErrorKind.NOT_FOUND, "thread_not_found", f"no message {parent_ts} to reply to")
+                raise slack_error(
+                    ErrorKind.NOT_FOUND, "thread_not_found", f"no message {parent_ts} to reply to"
+                )
 
     def before_update(self, ctx: CallContext, old: Row, new: Row, supplied: Mapping[str, str]) -> None:
         """An edit keeps valid text and is stamped; an archived conversation takes none."""
@@ -92,7 +103,9 @@ class MessageRules(TableRules):
         row = new if new is not None else old
         if row is None or not row["thread_ts"] or row["thread_ts"] == row["ts"]:
             return
-        found = ctx.store.select("message", "channel = ? AND ts = ?", (row["channel"], row["thread_ts"]), limit=1)
+        found = ctx.store.select(
+            "message", "channel = ? AND ts = ?", (row["channel"], row["thread_ts"]), limit=1
+        )
         if found:
             _recount(ctx, found[0])
 
@@ -104,7 +117,12 @@ def _recount(ctx: CallContext, parent: Row) -> None:
         (parent["channel"], parent["ts"]),
     ).fetchone()
     changes = (
-        {"thread_ts": parent["ts"], "reply_count": str(count), "reply_users_count": str(users), "latest_reply": latest}
+        {
+            "thread_ts": parent["ts"],
+            "reply_count": str(count),
+            "reply_users_count": str(users),
+            "latest_reply": latest,
+        }
         if count
         else {"reply_count": "0", "reply_users_count": "0", "latest_reply": ""}
     )
@@ -117,9 +135,14 @@ class ReactionRules(TableRules):
     def before_insert(self, ctx: CallContext, new: Row, supplied: Mapping[str, str]) -> None:
         """Refuse a malformed name or a reaction the person already left."""
         if not _EMOJI(new["name"]):
-            raise slack_error(ErrorKind.INVALID_ARGUMENT, "invalid_name", f"'{new['name']}' is not an emoji name")
+            raise slack_error(
+                ErrorKind.INVALID_ARGUMENT, "invalid_name", f"'{new['name']}' is not an emoji name"
+            )
         taken = ctx.store.select(
-            "reaction", 'message = ? AND name = ? AND "user" = ?', (new["message"], new["name"], new["user"]), limit=1
+            "reaction",
+            'message = ? AND name = ? AND "user" = ?',
+            (new["message"], new["name"], new["user"]),
+            limit=1,
         )
         if taken:
             raise conflict("already_reacted")
@@ -155,7 +178,8 @@ def post_message(
     if sent:
         # A refused attempt at a write, logged as one (``error.target``), like the access check's.
         error = slack_error(
-            ErrorKind.PERMISSION_DENIED, "missing_scope", "posting under another name needs chat:write.customize",
+            ErrorKind.PERMISSION_DENIED, "missing_scope",
+            "posting under another name needs chat:write.customize",
             needed="chat:write.customize", provided="chat:write,channels:read,channels:join,channels:manage,"
             "groups:read,im:write,reactions:write,usergroups:read,usergroups:write,users:read,users:read.email",
         )  # fmt: skip
@@ -163,11 +187,12 @@ def post_message(
         raise error
     me = ctx.identity.user_sys_id
     bot = bot_user(ctx)
-    trusted = {
-        "channel": channel["id"], "ts": new_ts(ctx, channel["id"]), "type": "message", "user": me,
-        "bot_id": bot_id_of(me) if me == bot["id"] else "",
-    }  # fmt: skip
-    return ENGINE.create(ctx, "message", {"text": text, "thread_ts": thread_ts.strip()}, trusted=trusted)
+    bot_id = bot_id_of(me) if me == bot["id"] else ""
+    trusted = {"ts": new_ts(ctx, channel["id"]), "type": "message", "bot_id": bot_id}
+    # The conversation and author go with the values: the access check reads them (a trusted
+    # value is not shown to it, and without them every post was refused as restricted_action).
+    values = {"channel": channel["id"], "user": me, "text": text, "thread_ts": thread_ts.strip()}
+    return ENGINE.create(ctx, "message", values, trusted=trusted)
 
 
 def update_message(ctx: CallContext, channel: Row, ts: str, text: str) -> Row:
@@ -203,7 +228,8 @@ def remove_reaction(ctx: CallContext, channel: Row, ts: str, name: str) -> None:
     """``reactions.remove``: the caller takes back a reaction."""
     message = find_message(ctx, channel, ts)
     found = ctx.store.select(
-        "reaction", 'message = ? AND name = ? AND "user" = ?', (message["id"], name.strip(":"), ctx.identity.user_sys_id),
+        "reaction", 'message = ? AND name = ? AND "user" = ?',
+        (message["id"], name.strip(":"), ctx.identity.user_sys_id),
         limit=1,
     )  # fmt: skip
     if not found:
@@ -234,7 +260,9 @@ def history(
     for name, value, strict, loose in (("oldest", oldest, ">", ">="), ("latest", latest, "<", "<=")):
         if value:
             if not re.fullmatch(r"\d{1,10}(\.\d{1,6})?", value):
-                raise slack_error(ErrorKind.INVALID_ARGUMENT, f"invalid_ts_{name}", f"'{value}' is not a timestamp")
+                raise slack_error(
+                    ErrorKind.INVALID_ARGUMENT, f"invalid_ts_{name}", f"'{value}' is not a timestamp"
+                )
             seconds, _, micros = value.partition(".")
             conditions.append(f"ts {loose if inclusive else strict} ?")
             params.append(f"{int(seconds):010d}.{micros.ljust(6, '0')}")
@@ -245,7 +273,9 @@ def history(
     return Page(rows, offset, total)
 
 
-def replies(ctx: CallContext, channel: Row, ts: str, *, cursor: str | None = None, limit: int | None = None) -> Page:
+def replies(
+    ctx: CallContext, channel: Row, ts: str, *, cursor: str | None = None, limit: int | None = None
+) -> Page:
     """``conversations.replies``: a thread's parent, then its replies, oldest first."""
     parent = find_message(ctx, channel, ts, code="thread_not_found")
     root = parent["thread_ts"] or parent["ts"]

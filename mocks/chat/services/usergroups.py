@@ -40,7 +40,8 @@ __all__ = [
     "update_usergroup",
 ]
 
-_HANDLE = re.compile(r"[a-z0-9._-]{1,21}").fullmatch
+#: A handle: lower-case letters, digits, '.', '-' and '_', as long as a channel name may be.
+_HANDLE = re.compile(r"[a-z0-9._-]{1,80}").fullmatch
 
 
 class UsergroupRules(TableRules):
@@ -66,10 +67,12 @@ class UsergroupRules(TableRules):
             if not _HANDLE(new["handle"]):
                 raise slack_error(
                     ErrorKind.INVALID_ARGUMENT, "invalid_arguments",
-                    "a handle holds up to 21 lower-case letters, digits, '.', '-' and '_'",
+                    "a handle holds up to 80 lower-case letters, digits, '.', '-' and '_'",
                 )  # fmt: skip
             taken = ctx.store.find_one("usergroup", "handle", new["handle"])
-            if (taken is not None and taken["id"] != new["id"]) or ctx.store.find_one("user", "name", new["handle"]):
+            if (taken is not None and taken["id"] != new["id"]) or ctx.store.find_one(
+                "user", "name", new["handle"]
+            ):
                 raise conflict("handle_already_exists")
 
 
@@ -77,7 +80,7 @@ ENGINE.register("usergroup", UsergroupRules())
 
 
 def member_ids(ctx: CallContext, group: Row) -> list[str]:
-    """The user ids in a group, in the order they were added."""
+    """The user ids in a group (in the order of their membership rows' keys, not of joining)."""
     return ctx.store.column_values("usergroup_member", "user", "usergroup = ?", (group["id"],))
 
 
@@ -112,16 +115,21 @@ def set_enabled(ctx: CallContext, group: Row, enabled: bool) -> Row:
 
 def set_members(ctx: CallContext, group: Row, users: Iterable[str]) -> Row:
     """``usergroups.users.update``: the group's members become exactly ``users`` (ids, handles or e-mails)."""
+    current = {
+        row["user"]: row for row in ctx.store.select("usergroup_member", "usergroup = ?", (group["id"],))
+    }
     wanted: list[str] = []
     for ref in users:
         user = find_user(ctx, ref, code="invalid_users")
-        if user["deleted"] == "true":
+        # A deactivated member may stay (Slack keeps them); nobody deactivated is added.
+        if user["deleted"] == "true" and user["id"] not in current:
             raise slack_error(ErrorKind.INVALID_ARGUMENT, "invalid_users", f"{user['name']} is deactivated")
         if user["id"] not in wanted:
             wanted.append(user["id"])
     if not wanted:
-        raise slack_error(ErrorKind.INVALID_ARGUMENT, "invalid_users", "a user group keeps at least one member")
-    current = {row["user"]: row for row in ctx.store.select("usergroup_member", "usergroup = ?", (group["id"],))}
+        raise slack_error(
+            ErrorKind.INVALID_ARGUMENT, "invalid_users", "a user group keeps at least one member"
+        )
     for user_id, row in current.items():
         if user_id not in wanted:
             ENGINE.delete(ctx, "usergroup_member", row)
@@ -132,7 +140,9 @@ def set_members(ctx: CallContext, group: Row, users: Iterable[str]) -> Row:
     trusted = {"user_count": str(len(wanted))}
     if changed:
         trusted["updated_by"] = ctx.identity.user_sys_id
-    return ENGINE.update(ctx, "usergroup", ctx.store.get("usergroup", group["id"]) or group, {}, trusted=trusted)
+    return ENGINE.update(
+        ctx, "usergroup", ctx.store.get("usergroup", group["id"]) or group, {}, trusted=trusted
+    )
 
 
 def list_usergroups(ctx: CallContext, *, include_disabled: bool = False) -> list[Row]:
@@ -161,6 +171,12 @@ def list_users(
         conditions.append("deleted != 'true'")
     offset, size = decode_cursor(cursor), page_limit(limit)
     rows, total = ENGINE.query(
-        ctx, "user", " AND ".join(conditions) or "1", tuple(params), order_by="name, id", limit=size, offset=offset
+        ctx,
+        "user",
+        " AND ".join(conditions) or "1",
+        tuple(params),
+        order_by="name, id",
+        limit=size,
+        offset=offset,
     )
     return Page(rows, offset, total)

@@ -168,7 +168,8 @@ def _plan_people(plan: _Plan) -> None:
             plan.members.append(
                 _Member(
                     plan.key("user"), handle, first, last, f"{handle}@{domain}",
-                    "Head of " + department["name"] if head == handle else plan.rng.choice(department["titles"]),
+                    f"Head of {department['name']}" if head == handle
+                    else plan.rng.choice(department["titles"]),
                     department["name"], "" if head == handle else head,
                 )
             )  # fmt: skip
@@ -177,9 +178,17 @@ def _plan_people(plan: _Plan) -> None:
     for _ in range(leavers):
         first, last = plan.faker.first_name(), plan.faker.last_name()
         handle = f"{_ascii_lower(first)}.{_ascii_lower(last)}.old"
-        plan.members.append(_Member(plan.key("user"), handle, first, last, f"{handle}@{domain}", kind="leaver"))
-    plan.members.append(_Member(plan.key("user"), BOT_HANDLE, "IT", "Bot", "", "Service desk assistant", "IT", kind="bot"))
-    plan.members.append(_Member(plan.key("user"), OWNER_HANDLE, "Workspace", "Owner", f"{OWNER_HANDLE}@{domain}", kind="owner"))
+        plan.members.append(
+            _Member(plan.key("user"), handle, first, last, f"{handle}@{domain}", kind="leaver")
+        )
+    plan.members.append(
+        _Member(plan.key("user"), BOT_HANDLE, "IT", "Bot", "", "Service desk assistant", "IT", kind="bot")
+    )
+    plan.members.append(
+        _Member(
+            plan.key("user"), OWNER_HANDLE, "Workspace", "Owner", f"{OWNER_HANDLE}@{domain}", kind="owner"
+        )
+    )
 
 
 def _user_rows(plan: _Plan) -> list[dict[str, str]]:
@@ -243,7 +252,9 @@ def _plan_channels(plan: _Plan) -> None:
             channel.members = [*people, owner]
         else:
             channel.members = [*_sample(plan, people, 0.4), owner]
-            channel.members += [member for member in it_people if spec.get("it") and member not in channel.members]
+            channel.members += [
+                member for member in it_people if spec.get("it") and member not in channel.members
+            ]
         if spec.get("general") or spec.get("it"):
             channel.members.append(bot)
     departments = sorted({member.department for member in people if member.department})
@@ -286,7 +297,9 @@ def _membership_rows(plan: _Plan) -> list[dict[str, str]]:
         for member in channel.members:
             if member.id not in seen:
                 seen.add(member.id)
-                rows.append({"id": plan.key("channel_member"), "channel": channel.row["id"], "user": member.id})
+                rows.append(
+                    {"id": plan.key("channel_member"), "channel": channel.row["id"], "user": member.id}
+                )
     return rows
 
 
@@ -308,17 +321,23 @@ def _plan_messages(plan: _Plan) -> None:
     for channel in plan.channels:
         authors = [member for member in channel.members if member.kind in ("person", "owner")]
         if channel.row["is_im"] == "true":
-            count, pool = plan.rng.randint(1, 3), ["Thanks for the help!", "Your request is done.", "Is it working now?"]
+            count, pool = (
+                plan.rng.randint(1, 3),
+                texts["dm"],
+            )
             authors = channel.members
         else:
-            count, pool = plan.rng.randint(plan.sizes["messages_min"], plan.sizes["messages_max"]), _texts(channel)
+            count, pool = (
+                plan.rng.randint(plan.sizes["messages_min"], plan.sizes["messages_max"]),
+                _texts(channel),
+            )
         if not authors:
             continue
         created = int(channel.row["created"])
         for _ in range(count):
             author = plan.rng.choice(authors)
             second = plan.moment(after=created)
-            message = _message(plan, channel, author, second, plan.rng.choice(pool))
+            message = _message(plan, channel, author, second, _fill(plan, plan.rng.choice(pool), channel))
             messages.append(message)
             if plan.rng.random() < 0.2:
                 replies = plan.rng.randint(1, 3)
@@ -348,9 +367,31 @@ def _plan_messages(plan: _Plan) -> None:
     plan.add("reaction", list(unique.values()))
 
 
+_SLOT = re.compile(r"\{(\w+)\}")
+
+
+def _fill(plan: _Plan, template: str, channel: _Channel) -> str:
+    """A bank message with its slots drawn (a colleague's first name, a day, a time, a project...).
+
+    Real messages rarely repeat word for word; filled slots keep each person's messages their own,
+    so the runbook's check that the agent reads out nobody else's messages can tell them apart.
+    """
+    slots = bank()["messages"]["slots"]
+    people = [member for member in channel.members if member.kind == "person"] or plan.people
+
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name == "person":
+            return plan.rng.choice(people).first
+        return plan.rng.choice(slots[name])
+
+    return _SLOT.sub(value, template)
+
+
 def _message(plan: _Plan, channel: _Channel, author: _Member, second: int, text: str) -> dict[str, str]:
     return {
-        "id": plan.key("message"), "channel": channel.row["id"], "ts": ts_text(second, plan.rng.randrange(1_000_000)),
+        "id": plan.key("message"), "channel": channel.row["id"],
+        "ts": ts_text(second, plan.rng.randrange(1_000_000)),
         "thread_ts": "", "type": "message", "subtype": "", "user": author.id,
         "bot_id": bot_id_of(author.id) if author.kind == "bot" else "", "text": text,
         "reply_count": "", "reply_users_count": "", "latest_reply": "", "username": "",
@@ -387,7 +428,9 @@ def _plan_usergroups(plan: _Plan) -> None:
             "date_delete": "0", "created_by": owner.id, "updated_by": owner.id, "deleted_by": "",
             "auto_type": "", "user_count": str(len(chosen)),
         })  # fmt: skip
-        members += [{"id": plan.key("usergroup_member"), "usergroup": groups[-1]["id"], "user": m.id} for m in chosen]
+        members += [
+            {"id": plan.key("usergroup_member"), "usergroup": groups[-1]["id"], "user": m.id} for m in chosen
+        ]
     plan.add("usergroup", groups)
     plan.add("usergroup_member", members)
 

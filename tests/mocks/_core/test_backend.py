@@ -200,3 +200,22 @@ def test_total_count_is_right_whatever_the_page(itsm: Backend, limit: int, offse
     total = itsm.store.count("incident")
     assert int(result.headers["X-Total-Count"]) == total
     assert len(result.body["result"]) == max(0, min(limit, total - offset))
+
+
+def test_a_failed_write_gives_back_the_keys_it_drew() -> None:
+    """A write refused after drawing a key changes nothing, the key stream included: the episode
+    goes on as if the call had never been made (the next record gets the same key either way)."""
+    from enterprise_envs.mocks.chat import CHAT
+
+    def first_new_key(with_failed_write: bool) -> str:
+        backend = Backend(CHAT, size="tiny")
+        backend.reset(episode_seed=11)
+        if with_failed_write:
+            # The engine draws the channel's key before the name rule refuses it (name_taken).
+            refused = backend.call("create_channel", {"name": "general"})
+            assert refused.body["error"] == "name_taken"
+        made = backend.call("create_channel", {"name": "printer-jam"})
+        assert made.ok, made.body
+        return made.body["id"]
+
+    assert first_new_key(with_failed_write=True) == first_new_key(with_failed_write=False)

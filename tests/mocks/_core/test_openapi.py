@@ -271,3 +271,48 @@ def test_an_overlay_naming_what_the_document_lacks_or_two_names_for_one_column_i
     cycle = {"components": {"schemas": {"Loop": {"$ref": "#/components/schemas/Loop"}}}}
     with pytest.raises(ValueError, match="circular reference"):
         catalog_from_openapi("nest", cycle, {"schemas": {"loop": "Loop"}})
+
+
+def test_labels_internal_keys_boolean_enums_and_clock_fields() -> None:
+    """Overlay entries a chat-like vendor needs: a table's label, a key the document does not
+    describe (a message named by its channel and timestamp), a boolean narrowed by an enum, and
+    fields stamped with the call's time whatever their kind."""
+    document = {
+        "components": {
+            "schemas": {
+                "Message": {
+                    "properties": {
+                        "ts": {"type": "string"},
+                        "text": {"type": "string"},
+                        "is_mpim": {"type": "boolean", "enum": [True]},
+                        "created": {"type": "integer"},
+                    }
+                }
+            }
+        }
+    }
+    overlay = tomllib.loads(
+        """
+key = "id"
+[schemas]
+chat_message = "Message"
+[fields]
+clock = ["ts", "created"]
+[tables]
+internal_keys = ["chat_message"]
+[tables.labels]
+chat_message = "Chat Message"
+[tables.display]
+chat_message = "ts"
+"""
+    )
+    table = catalog_from_openapi("chat", document, overlay)["chat_message"]
+    assert table.label == "Chat Message"
+    assert table.key_field == "id" and table.field("id").read_only
+    assert table.field("is_mpim").kind == "boolean" and table.field("is_mpim").choices is None
+    assert {spec.name for spec in table.fields if spec.clock} == {"ts", "created"}
+    # A table that describes its key may not be declared internal, nor one lacking it left out.
+    with pytest.raises(ValueError, match="describes key field"):
+        catalog_from_openapi("chat", document, {**overlay, "key": "ts"})
+    with pytest.raises(ValueError, match="describes no key field"):
+        catalog_from_openapi("chat", document, {**overlay, "tables": {"display": {"chat_message": "ts"}}})

@@ -63,9 +63,16 @@ def test_posting_needs_membership_and_ones_own_name(backend: Backend) -> None:
     assert _code(lambda: POLICY.check(bot, Operation.CREATE, "message", None, elsewhere)) == "not_in_channel"
     someone = backend.store.select("user", "is_bot = 'false' AND deleted = 'false'", (), limit=1)[0]
     as_someone = {**mine, "user": someone["id"]}
-    assert _code(lambda: POLICY.check(bot, Operation.CREATE, "message", None, as_someone)) == "restricted_action"
-    theirs = backend.store.select("message", '"user" != ? AND channel = ?', (bot.user_sys_id, status["id"]), limit=1)[0]
-    assert _code(lambda: POLICY.check(bot, Operation.WRITE, "message", theirs, {"text": "x"})) == "cant_update_message"
+    assert (
+        _code(lambda: POLICY.check(bot, Operation.CREATE, "message", None, as_someone)) == "restricted_action"
+    )
+    theirs = backend.store.select(
+        "message", '"user" != ? AND channel = ?', (bot.user_sys_id, status["id"]), limit=1
+    )[0]
+    assert (
+        _code(lambda: POLICY.check(bot, Operation.WRITE, "message", theirs, {"text": "x"}))
+        == "cant_update_message"
+    )
     assert _code(lambda: POLICY.check(bot, Operation.DELETE, "message", theirs)) == "cant_delete_message"
 
 
@@ -88,7 +95,10 @@ def test_accounts_and_the_owner(backend: Backend) -> None:
     bot = _who(backend, BOT_HANDLE)
     owner = _who(backend, OWNER_HANDLE)
     someone = backend.store.select("user", "is_bot = 'false' AND deleted = 'false'", (), limit=1)[0]
-    assert _code(lambda: POLICY.check(bot, Operation.WRITE, "user", someone, {"title": "x"})) == "restricted_action"
+    assert (
+        _code(lambda: POLICY.check(bot, Operation.WRITE, "user", someone, {"title": "x"}))
+        == "restricted_action"
+    )
     POLICY.check(owner, Operation.WRITE, "user", someone, {"title": "x"})
     POLICY.check(owner, Operation.READ, "channel", _channel(backend, "leadership"))
     assert POLICY.row_filter(owner, "message") is None

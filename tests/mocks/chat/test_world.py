@@ -55,7 +55,12 @@ def db(tiny: WorldSnapshot) -> Iterator[sqlite3.Connection]:
 def test_same_seed_same_bytes_in_another_process(tiny: WorldSnapshot) -> None:
     here = hashlib.sha256(tiny.data).hexdigest()
     there = subprocess.run(
-        [sys.executable, "-c", _DIGEST_SCRIPT], capture_output=True, text=True, check=True, cwd=ROOT, timeout=120
+        [sys.executable, "-c", _DIGEST_SCRIPT],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+        timeout=120,
     ).stdout
     assert there == here
     assert hashlib.sha256(build_snapshot(CHAT, "tiny", 4).data).hexdigest() != here
@@ -63,7 +68,9 @@ def test_same_seed_same_bytes_in_another_process(tiny: WorldSnapshot) -> None:
 
 def test_people_bot_owner_and_leavers(db: sqlite3.Connection) -> None:
     users = db.execute("SELECT * FROM user").fetchall()
-    people = [u for u in users if u["is_bot"] == "false" and u["name"] != OWNER_HANDLE and u["deleted"] == "false"]
+    people = [
+        u for u in users if u["is_bot"] == "false" and u["name"] != OWNER_HANDLE and u["deleted"] == "false"
+    ]
     assert len(people) == SIZES["tiny"]["people"]
     (bot,) = [u for u in users if u["name"] == BOT_HANDLE]
     assert bot["is_bot"] == "true" and bot["is_admin"] == "false" and bot["deleted"] == "false"
@@ -84,11 +91,12 @@ def test_channels_and_memberships(db: sqlite3.Connection) -> None:
         assert channels[spec["name"]]["is_private"] == "true"
     for spec in bank()["archived_channels"]:
         assert channels[spec["name"]]["is_archived"] == "true"
-    members = db.execute("SELECT channel, \"user\" FROM channel_member").fetchall()
+    members = db.execute('SELECT channel, "user" FROM channel_member').fetchall()
     assert len(members) == len({(m["channel"], m["user"]) for m in members})
     bot = db.execute("SELECT id FROM user WHERE name = ?", (BOT_HANDLE,)).fetchone()["id"]
     bot_in = {row["name"] for row in db.execute(
-        "SELECT c.name FROM channel c JOIN channel_member m ON m.channel = c.id WHERE m.\"user\" = ? AND c.is_im = 'false'",
+        "SELECT c.name FROM channel c JOIN channel_member m ON m.channel = c.id"
+        " WHERE m.\"user\" = ? AND c.is_im = 'false'",
         (bot,),
     )}  # fmt: skip
     # The bot is in the IT channels only: posting in a team channel means joining it first.
@@ -102,7 +110,9 @@ def test_channels_and_memberships(db: sqlite3.Connection) -> None:
     # Direct conversations: the bot and one person each.
     for dm in db.execute("SELECT * FROM channel WHERE is_im = 'true'"):
         assert dm["id"].startswith("D") and dm["name"] == ""
-        pair = {m["user"] for m in db.execute("SELECT \"user\" FROM channel_member WHERE channel = ?", (dm["id"],))}
+        pair = {
+            m["user"] for m in db.execute('SELECT "user" FROM channel_member WHERE channel = ?', (dm["id"],))
+        }
         assert pair == {bot, dm["user"]}
 
 
@@ -129,7 +139,9 @@ def test_user_groups(db: sqlite3.Connection) -> None:
     assert set(groups) == {spec["handle"] for spec in bank()["usergroups"]}
     for spec in bank()["usergroups"]:
         group = groups[spec["handle"]]
-        count = db.execute("SELECT count(*) FROM usergroup_member WHERE usergroup = ?", (group["id"],)).fetchone()[0]
+        count = db.execute(
+            "SELECT count(*) FROM usergroup_member WHERE usergroup = ?", (group["id"],)
+        ).fetchone()[0]
         assert int(group["user_count"]) == count == spec["size"]
 
 
