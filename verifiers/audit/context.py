@@ -235,9 +235,10 @@ class WorldRecordApi:
 
     apis: Mapping[str, RecordApi | WriterApi]
 
-    def _api(self, table: str) -> tuple[RecordApi | WriterApi, str]:
+    def _api(self, table: str) -> tuple[RecordApi | WriterApi | None, str]:
+        """The table's system's API (None: the system has neither a record API nor a writer)."""
         system, local = split_table(table, "")
-        return self.apis[system], local
+        return self.apis.get(system), local
 
     def table_of(self, action: Action, surface: str) -> str | None:
         """The qualified table a call of one of these tools names (None for any other call)."""
@@ -250,17 +251,17 @@ class WorldRecordApi:
     def update(self, table: str, key: str, fields: Mapping[str, str], **extra: Any) -> Action | None:
         """Update one row (by its key), through its system's tool (None: no operation makes it)."""
         api, local = self._api(table)
-        return api.update(table if isinstance(api, WriterApi) else local, key, fields, **extra)
+        return None if api is None else api.update(table if isinstance(api, WriterApi) else local, key, fields, **extra)
 
     def create(self, table: str, fields: Mapping[str, str], **extra: Any) -> Action | None:
         """Create one row, through its system's tool (None: no operation makes it)."""
         api, local = self._api(table)
-        return api.create(table if isinstance(api, WriterApi) else local, fields, **extra)
+        return None if api is None else api.create(table if isinstance(api, WriterApi) else local, fields, **extra)
 
     def delete(self, table: str, key: str, **extra: Any) -> Action | None:
         """Delete one row (by its key), through its system's tool (None: no operation makes it)."""
         api, local = self._api(table)
-        return api.delete(table if isinstance(api, WriterApi) else local, key, **extra)
+        return None if api is None else api.delete(table if isinstance(api, WriterApi) else local, key, **extra)
 
 
 @dataclass
