@@ -54,12 +54,16 @@ def test_scenario_file_validates_against_the_published_schema(entry) -> None:
 def test_oracle_succeeds_on_20_seeds(scenario_id: str, surface: str) -> None:
     env = make_env(scenario_id, surface=surface)
     failures = []
-    solution = next(s for s in registry.scenarios()[scenario_id].solutions if s.surface == surface)
+    scenario = registry.scenarios()[scenario_id]
+    solution = next(s for s in scenario.solutions if s.surface == surface)
     agent_ends = solution.steps[-1].end
     for seed in SEEDS:
         episode = play_episode(env, OracleAgent(), seed)
         if episode["outcome"]["kind"] != "success" or episode["reward"] != 1.0:
             failures.append((seed, episode["outcome"], episode.get("user_terminal")))
+        elif len(scenario.systems) > 1 and set(episode["systems_used"]) != set(scenario.systems):
+            # A scenario of several systems is work across them: its oracle reaches each one.
+            failures.append((seed, "systems used", episode["systems_used"], scenario.systems))
         elif not agent_ends and episode.get("user_terminal") != "done":
             # The user stops only when their view says the goal is met: the oracle must get there.
             failures.append((seed, "the user did not say goodbye", episode.get("user_terminal")))
