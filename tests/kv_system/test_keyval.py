@@ -178,6 +178,30 @@ def test_the_audit_is_sound_over_both_systems_and_skips_nothing() -> None:
         assert tallies[probe]["rejected"] > 0, probe
 
 
+@pytest.mark.parametrize("surface", ["typed", "rest"])
+def test_a_stale_carried_value_is_probed_and_rejected(surface: str) -> None:
+    """The perturb probe's ``stale_carry``: the number carried into Keyval swapped for the next
+    record's (same shape, another incident) is a different world, and the verdict fails it."""
+    from enterprise_envs.audit import EnvEpisodes
+    from enterprise_envs.verifiers.audit.probes import _rival, perturb
+    from enterprise_envs.verifiers.audit.soundness import judge
+    from enterprise_envs.verifiers.audit.trace import clock_fields
+
+    assert _rival("INC0010099") == "INC0010100" and _rival("no digits") == "no digitsX"
+    episodes = EnvEpisodes(DESK)
+    try:
+        solution = next(s.name for s in episodes.scenario.solutions if s.surface == surface)
+        oracle = episodes.record(0, surface, solution)
+        ctx = episodes.context(0, surface)
+        stale = [variant for variant in perturb(oracle, ctx) if "stale_carry" in variant.name]
+        assert stale
+        for variant in stale:
+            run = episodes.replay(0, surface, variant.actions)
+            assert judge(variant, run, oracle, clock_fields(ctx.catalog)) == "rejected", variant.name
+    finally:
+        episodes.close()
+
+
 def test_an_mcp_client_plays_the_cross_system_episode_as_gym_does() -> None:
     with HubServer("itsm+kv", "typed", episodes=True, tokens={TOKEN_A: "alice"}) as server:
         status, started = control(server.base_url, "POST", "/control/episodes", {"scenario": DESK, "seed": 1})

@@ -640,14 +640,21 @@ def perturb(oracle: Run, ctx: ProbeContext) -> list[Variant]:
 
     A checked field is one a change entry's predicate reads (``equals``/``one_of``: neighbouring
     enum value, empty, padded with spaces, case swapped; ``contains``/``matches``/``nonempty``:
-    empty, blank). The argument feeding it is found in the writes that changed a row the entry
-    claims: the argument named like the field, else one whose value is the field's value, its
-    choice label, or a name of the row it references.
+    empty, blank; ``same_as``/``mentions``, a value carried from another entry's row: that value
+    replaced by a rival of its shape, the next record's number, ``stale_carry``). The argument
+    feeding it is found in the writes that changed a row the entry claims: the argument named
+    like the field, else one whose value is the field's value, its choice label, or a name of the
+    row it references.
     """
     verdict = oracle.verdict
     if verdict is None:
         return []
     results = [result for result in verdict.requirements if result.kind == "change"]
+    claimed_by = {
+        entry.id: {tuple(row) for row in result.rows}
+        for entry, result in zip(ctx.expectation.change, results, strict=False)
+        if entry.id
+    }
     out = []
     seen: set[tuple[Any, ...]] = set()
     for entry, result in zip(ctx.expectation.change, results, strict=False):
@@ -655,6 +662,7 @@ def perturb(oracle: Run, ctx: ProbeContext) -> list[Variant]:
         spec_table = ctx.catalog[entry.table]
         for name, predicate in entry.predicates():
             kinds = _perturbations_for(predicate)
+            carried = _carried_values(oracle, predicate, claimed_by)
             spec = spec_table.field(name)
             if not kinds or name == spec_table.key_field or spec is None:
                 continue
@@ -668,7 +676,7 @@ def perturb(oracle: Run, ctx: ProbeContext) -> list[Variant]:
                     if not _feeds(path, arg, name, spec, value, spec_table, ctx):
                         continue
                     schema = schema_at(tool.input_schema if tool else None, path)
-                    for kind, new in _perturbed_values(arg, kinds, schema, spec, predicate, ctx):
+                    for kind, new in _perturbed_values(arg, kinds, schema, spec, predicate, ctx, carried):
                         key = (step.action.tool, path, str(arg), kind)
                         if key in seen:
                             continue
@@ -1198,7 +1206,41 @@ def _perturbations_for(predicate: FieldPredicate) -> tuple[str, ...]:
     if any(check is not None for check in text_checks) or predicate.nonempty:
         # Required text: none, blank, a formality, and keywords used in another sense.
         return ("empty", "blank", "content_free", "off_fact")
+    if predicate.same_as is not None or predicate.mentions is not None:
+        # A value carried from an earlier step: the wrong one (another record's, same shape), or none.
+        return ("stale_carry", "empty")
     return ()
+
+
+_DIGIT_RUN = re.compile(r"\d+")
+
+
+def _carried_values(
+    oracle: Run, predicate: FieldPredicate, claimed_by: Mapping[str, set[tuple[Any, ...]]]
+) -> tuple[str, ...]:
+    """The values a ``same_as``/``mentions`` predicate carries, as the oracle's claimed rows hold them."""
+    target = predicate.same_as or predicate.mentions
+    if target is None:
+        return ()
+    entry_id, _, field_name = target[1:].partition(".")
+    keys = claimed_by.get(entry_id, set())
+    values = {
+        str(effect.row.get(field_name, ""))
+        for step in oracle.steps
+        for effect in step.effects
+        if effect.key in keys and effect.row.get(field_name)
+    }
+    return tuple(sorted(values))
+
+
+def _rival(value: str) -> str:
+    """A value of the same shape naming something else: its last number one higher (the next record)."""
+    runs = list(_DIGIT_RUN.finditer(value))
+    if not runs:
+        return value + "X"
+    run = runs[-1]
+    bumped = str(int(run.group()) + 1).zfill(len(run.group()))
+    return value[: run.start()] + bumped + value[run.end() :]
 
 
 #: Required text with no facts in it: a formality, and the words keyword checks look for used in
@@ -1248,6 +1290,7 @@ def _perturbed_values(
     spec: FieldSpec,
     predicate: FieldPredicate,
     ctx: ProbeContext,
+    carried: Sequence[str] = (),
 ) -> list[tuple[str, Any]]:
     out: list[tuple[str, Any]] = []
     if isinstance(arg, int):
@@ -1270,6 +1313,13 @@ def _perturbed_values(
             new = CONTENT_FREE_TEXT
         elif kind == "off_fact":
             new = OFF_FACT_TEXT
+        elif kind == "stale_carry":
+            # Every carried value the argument holds, swapped for its rival (None: it holds none).
+            held = [value for value in carried if value and value in arg]
+            new = arg
+            for value in held:
+                new = new.replace(value, _rival(value))
+            new = new if held else None
         else:  # blank
             new = "   "
         # A value the predicate itself accepts (one_of with "") perturbs nothing.
