@@ -54,6 +54,15 @@ class System:
         directory: The people of a built world (``Store -> Person``s), if this system can be
             the people source of a :class:`~enterprise_envs.mocks._core.world.World`: the
             other systems in the world build the same employees from it.
+        people_rank: How complete this system's record of people is, among the systems that can
+            list them: a World takes its people from the highest-ranked one (the first on a
+            tie), whatever the order of its systems. ITSM's records (departments, managers,
+            employee numbers, teams) outrank an identity provider's, which outrank a chat
+            workspace's (names and e-mail).
+        person_login: The World login of the person a key of this system names (None if it
+            names nobody): the inverse of ``user_identity``, so a World finds one person in
+            each of its systems (``World.person_keys``).
+        setup_user: The login scenario setup acts as unless a call names another.
     """
 
     name: str
@@ -71,6 +80,7 @@ class System:
     notifications: tuple[NotificationRule, ...] = ()
     conventions: Conventions = field(default_factory=Conventions)
     directory: Callable[[Store], tuple[Person, ...]] | None = None
+    people_rank: int = 0
     person_login: Callable[[Store, str], str | None] | None = None
     setup_user: str = ""
     _built: dict[str, Surface] = field(default_factory=dict, init=False, repr=False, compare=False)

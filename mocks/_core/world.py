@@ -10,9 +10,10 @@ wherever a bare one is. With several, every name above the mocks is qualified: t
 ``<system>.<table>``, tools as ``<system>_<tool>`` (FastMCP's namespace form, so MCP and Gym
 list the same names). Each system's ``wait`` lets the one clock run.
 
-People. The first system in the world that can list its people (``System.directory``) is the
-people source; every other system builds its world from that directory (``WorldBuild.people``),
-so the same employee exists in each with the same name, e-mail and manager.
+People. Of the systems that can list their people (``System.directory``), the one whose record
+of them is the most complete (``System.people_rank``; the first on a tie) is the people source;
+every other system builds its world from that directory (``WorldBuild.people``), so the same
+employee exists in each with the same name, e-mail and manager.
 """
 
 from __future__ import annotations
@@ -199,7 +200,10 @@ class World:
         self.backends: dict[str, Backend] = {}
         #: The world's people (none when no system of the world can list its own).
         self.directory: Directory | None = None
-        source = next((system for system in systems if system.directory is not None), None)
+        # The people come from the most complete record of them (System.people_rank; the first on
+        # a tie), not from whichever system a scenario names first.
+        listing = [(system.people_rank, -index) for index, system in enumerate(systems) if system.directory]
+        source = systems[-max(listing)[1]] if listing else None
         if source is not None and len(systems) > 1:
             # The source's world is built first; its people seed every other system's world.
             first = self.backends[source.name] = Backend(

@@ -114,6 +114,8 @@ IDENTITY = System(
     agent_identity=_agent_identity,
     user_identity=_user_identity,
     person_login=_person_login,
+    # Managers, departments and titles, but no working teams: below ITSM, above chat.
+    people_rank=1,
     settings=IDENTITY_SETTINGS,
     # Okta's query syntax and ids among their rivals.
     hostile_text={

@@ -96,6 +96,8 @@ ITSM = System(
     agent_identity=_agent_identity,
     user_identity=_user_identity,
     person_login=_person_login,
+    # The employee record: departments, managers, employee numbers, assignment groups.
+    people_rank=2,
     settings=ITSM_SETTINGS,
     # The Table API's query syntax and record numbers among their rivals.
     hostile_text={

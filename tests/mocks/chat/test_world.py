@@ -197,3 +197,28 @@ def test_one_person_in_every_system_of_a_world() -> None:
         assert world.person_keys("no-such-key") == {"itsm": "no-such-key"}
     finally:
         world.close()
+
+
+def test_the_people_come_from_the_fullest_record_whatever_the_order() -> None:
+    """``System.people_rank``: ITSM's employees seed a world that names chat or identity first."""
+    from enterprise_envs.mocks.identity import IDENTITY
+
+    def bare(system):  # noqa: ANN001, ANN202
+        return dataclasses.replace(system, surfaces={"typed": lambda: Surface("typed", [wait_tool()])})
+
+    for order, source in (
+        ((CHAT, ITSM), "itsm"),
+        ((IDENTITY, CHAT, ITSM), "itsm"),
+        ((CHAT, IDENTITY), "identity"),
+    ):
+        world = World([bare(system) for system in order], size="tiny", world_seed=0)
+        try:
+            assert world.directory is not None and world.directory.source == source
+            emails = {
+                name: set(backend.store.column_values("user" if name != "itsm" else "sys_user", "email"))
+                for name, backend in world.backends.items()
+            }
+            everyone = set.intersection(*emails.values())
+            assert {person.email for person in world.directory.people} <= everyone
+        finally:
+            world.close()
