@@ -25,6 +25,7 @@ import string
 from enterprise_envs.mocks._core.conventions import AuditHints, Conventions, Vocabulary
 from enterprise_envs.mocks._core.people import Person
 from enterprise_envs.mocks._core.store import Store
+from enterprise_envs.mocks.chat.audit_writes import CHAT_WRITER
 
 #: What follows an id's type letter and its ``0``.
 _ALPHABET = string.digits + string.ascii_uppercase
@@ -120,10 +121,14 @@ CHAT_CONVENTIONS = Conventions(
         },
     ),
     audit=AuditHints(
-        # Slack has no generic record API: its methods are per object.
+        # Slack has no generic record API: its methods are per object, and the audit writes
+        # through them instead (chat.update for a message's text, conversations.archive...).
         record_api=None,
+        writer=CHAT_WRITER,
         login_fields=("name", "email"),
         lifecycle_fields=("deleted",),
+        # A member's rights are the account's is_admin/is_owner flags, not a list of roles, and no
+        # method the bot may call sets them: there is no role for a privilege probe to grant.
         roles_field="",
         privileged_role="",
     ),
