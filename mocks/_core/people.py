@@ -20,6 +20,8 @@ class Person:
         teams: The working groups the person is in at the people source (ITSM's assignment
             groups: ``Network``, ``Service Desk``), sorted: another system of the world builds
             its own groups of the same people from them (chat's on-call user groups).
+        employee_number: Their employee number at the people source, or "" (a help desk checks
+            it in every system that keeps one).
     """
 
     login: str
@@ -30,6 +32,7 @@ class Person:
     department: str = ""
     title: str = ""
     teams: tuple[str, ...] = ()
+    employee_number: str = ""
 
     @property
     def name(self) -> str:

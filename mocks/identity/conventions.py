@@ -218,7 +218,8 @@ def identity_directory(store: Store) -> tuple[Person, ...]:
     """
     rows = store.conn.execute(
         """
-        SELECT u.login, u.firstName, u.lastName, u.email, COALESCE(m.login, ''), u.department, u.title
+        SELECT u.login, u.firstName, u.lastName, u.email, COALESCE(m.login, ''), u.department, u.title,
+               u."employeeNumber"
         FROM user u
         LEFT JOIN user m ON m.id = u.managerId
         WHERE u.status != 'DEPROVISIONED' AND u.userType != ?
@@ -226,7 +227,16 @@ def identity_directory(store: Store) -> tuple[Person, ...]:
         (SERVICE_USER_TYPE,),
     ).fetchall()
     people = [
-        Person(short_name(login), first, last, email, short_name(manager), department, title)
-        for login, first, last, email, manager, department, title in rows
+        Person(
+            short_name(login),
+            first,
+            last,
+            email,
+            short_name(manager),
+            department,
+            title,
+            employee_number=number,
+        )
+        for login, first, last, email, manager, department, title, number in rows
     ]
     return tuple(sorted(people, key=lambda person: person.login))

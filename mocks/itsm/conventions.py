@@ -85,12 +85,14 @@ ITSM_CONVENTIONS = Conventions(
 
 
 def itsm_directory(store: Store) -> tuple[Person, ...]:
-    """The world's employees from its ``sys_user`` rows (active people in a department, by login),
-    with the assignment groups they are members of as their teams."""
+    """The world's employees from its ``sys_user`` rows (active people in a department, by login).
+
+    Each carries their employee number and, as their teams, the assignment groups they are in.
+    """
     rows = store.conn.execute(
         """
         SELECT u.user_name, u.first_name, u.last_name, u.email, COALESCE(m.user_name, ''),
-               COALESCE(d.name, ''), u.title,
+               COALESCE(d.name, ''), u.title, u.employee_number,
                (SELECT group_concat(name, char(31)) FROM (
                    SELECT g.name FROM sys_user_grmember gm JOIN sys_user_group g ON g.sys_id = gm."group"
                    WHERE gm.user = u.sys_id ORDER BY g.name))
@@ -101,4 +103,7 @@ def itsm_directory(store: Store) -> tuple[Person, ...]:
         ORDER BY u.user_name
         """
     ).fetchall()
-    return tuple(Person(*row[:7], teams=tuple(row[7].split("\x1f")) if row[7] else ()) for row in rows)
+    return tuple(
+        Person(*row[:7], employee_number=row[7], teams=tuple(row[8].split("\x1f")) if row[8] else ())
+        for row in rows
+    )

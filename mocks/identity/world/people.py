@@ -86,6 +86,7 @@ def _from_directory(plan: Plan) -> list[UserPlan]:
             email=person.email,
             department=person.department,
             title=person.title,
+            employee_number=person.employee_number,
             mobile_phone=_phone(plan),
         )
     for person in people:
