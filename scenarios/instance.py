@@ -208,7 +208,7 @@ def sql_with_binds(where: str, params: Mapping[str, Any]) -> tuple[str, tuple[st
     values: list[str] = []
 
     def bind(match: re.Match[str]) -> str:
-        values.append(str(bind_params("{{" + match.group(1) + "}}", params)))
+        values.append(str(bind_params(match.group(0), params)))
         return "?"
 
     return TEMPLATE.sub(bind, where), tuple(values)

@@ -39,7 +39,7 @@ from pydantic import (
 )
 
 from enterprise_envs.mocks._core.schema import Catalog
-from enterprise_envs.verifiers.templates import TEMPLATE
+from enterprise_envs.verifiers.templates import TEMPLATE, apply_filter
 
 Op = Literal["insert", "update", "delete"]
 _ID = r"^[a-z_][a-z0-9_]*$"
@@ -428,7 +428,8 @@ def bind_params(data: Any, params: Mapping[str, Any], leave: Collection[str] = (
             return data
         whole = TEMPLATE.fullmatch(data.strip())
         if whole and whole.group(1).split(".")[0] not in leave:
-            return _text(_lookup(params, whole.group(1)))
+            value = _text(_lookup(params, whole.group(1)))
+            return apply_filter(value, whole.group(2)) if whole.group(2) else value
         return TEMPLATE.sub(lambda match: _substitute(match, params, leave), data)
     if isinstance(data, list):
         return [bind_params(item, params, leave) for item in data]
@@ -441,7 +442,7 @@ def _substitute(match: re.Match[str], params: Mapping[str, Any], leave: Collecti
     path = match.group(1)
     if path.split(".")[0] in leave:
         return match.group(0)
-    return str(_text(_lookup(params, path)))
+    return apply_filter(str(_text(_lookup(params, path))), match.group(2))
 
 
 def _lookup(params: Mapping[str, Any], path: str) -> Any:

@@ -102,6 +102,13 @@ def test_binding_recurses_and_leaves_other_values_alone() -> None:
     assert bind_params(SAMPLE, PARAMS)["change"][0]["where"] == {"caller_id": CALLER["sys_id"]}
 
 
+def test_a_template_may_end_with_a_filter() -> None:
+    assert bind_params("inc-{{incidents.0.number|lower}}-vpn", PARAMS) == "inc-inc0010001-vpn"
+    assert bind_params("{{ caller.name | upper }}", PARAMS) == "ADA LOVELACE"
+    # An unknown filter is no template at all: the text stays as written.
+    assert bind_params("{{caller.name|title}}", PARAMS) == "{{caller.name|title}}"
+
+
 def test_left_names_stay_for_a_later_stage() -> None:
     text = "Hi {{persona.name}}, ticket for {{caller.name}}"
     assert bind_params(text, PARAMS, leave=("persona",)) == "Hi {{persona.name}}, ticket for Ada Lovelace"
