@@ -21,7 +21,8 @@ Other surfaces' reference solutions (REST for typed) are alternatives too (the a
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 
 from enterprise_envs.verifiers.audit import corpus
 from enterprise_envs.verifiers.audit.context import ProbeContext
@@ -58,6 +59,27 @@ def _checks(oracle: Run, ctx: ProbeContext) -> list[tuple[str, str, str, tuple[s
                 kind = "number" if NUMBER.fullmatch(value) else "state"
                 out.append((check.label, kind, value, tuple(check.rivals or ())))
     return out
+
+
+def _sub_outside(pattern: re.Pattern[str], text: str, replacement: str, protected: Sequence[str]) -> str:
+    """``pattern.sub`` that leaves alone the places where another check's value is said.
+
+    A record number can sit inside another value the agent must tell (a chat channel named
+    ``inc-inc0010361-p1-outage`` after the incident): rewriting it there would change that value.
+    """
+    folded = text.casefold()
+    spans = [
+        (start, start + len(value))
+        for value in protected
+        if value
+        for start in (m.start() for m in re.finditer(re.escape(value.casefold()), folded))
+    ]
+
+    def swap(match: re.Match[str]) -> str:
+        inside = any(start <= match.start() and match.end() <= end for start, end in spans)
+        return match.group(0) if inside else replacement
+
+    return pattern.sub(swap, text)
 
 
 def _corpus_texts(kind: str, value: str, label: str) -> list[str]:
@@ -102,7 +124,7 @@ def paraphrase(oracle: Run, ctx: ProbeContext) -> list[Variant]:
                     continue
                 # The message is said the corpus's way; what it also told for other checks stays.
                 stand_in = _NEUTRAL[kind].format(record=ctx.conventions.vocabulary.record)
-                rest = pattern.sub(lambda _m, stand_in=stand_in: stand_in, action.text)
+                rest = _sub_outside(pattern, action.text, stand_in, [v for v, _r in others])
                 if any(answers([rest], v, r) for v, r in others):
                     new.append(Action.say(rest))
                 new.append(Action.say(text))
@@ -114,15 +136,20 @@ def number_format(oracle: Run, ctx: ProbeContext) -> list[Variant]:
     """Each record number a check wants told, written in the other forms people type."""
     actions = tuple(oracle.actions())
     out = []
-    for label, kind, value, _rivals in _checks(oracle, ctx):
+    checks = _checks(oracle, ctx)
+    for label, kind, value, _rivals in checks:
         found = NUMBER.fullmatch(value) if kind == "number" else None
         pattern = value_regex(value)
         if found is None or pattern is None:
             continue
         prefix, digits = found.group(1), found.group(2)
+        # Values other checks want told keep their own spelling (a channel named after the number).
+        protected = [
+            other for _l, other_kind, other, _r in checks if other_kind != "refusal" and other != value
+        ]
         for form in (f"{prefix}-{digits}", f"{prefix.lower()} {digits}", f"#{prefix}{digits}"):
             new = tuple(
-                Action.say(pattern.sub(lambda _m, f=form: f, a.text)) if a.kind == "message" else a
+                Action.say(_sub_outside(pattern, a.text, form, protected)) if a.kind == "message" else a
                 for a in actions
             )
             if new != actions:
