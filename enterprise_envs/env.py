@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import gymnasium
+from gymnasium.utils import seeding
 
 from enterprise_envs import registry
 from enterprise_envs.actions import ActionError, EndAction, MessageAction, ToolAction, parse_action
@@ -125,10 +126,7 @@ class EnterpriseEnv(gymnasium.Env):
         """Start an episode: draw a scenario and an instance, return the user's opening."""
         super().reset(seed=seed)
         options = options or {}
-        # The episode seed is drawn first, and the scenario pick is always drawn, so a seed means
-        # the same episode whether the env serves one scenario or the whole suite.
-        episode_seed = int(self.np_random.integers(0, 2**31 - 1))
-        scenario = self._choose(options.get("scenario"), int(self.np_random.integers(0, 2**31 - 1)))
+        episode_seed, scenario = self._draw(self.np_random, options.get("scenario"))
         rng = random.Random(f"{scenario.id}:{episode_seed}")
         world = self._world(scenario)
         world.reset(episode_seed=episode_seed)
@@ -225,7 +223,23 @@ class EnterpriseEnv(gymnasium.Env):
         """
         return self._instance
 
+    def scenario_for_seed(self, seed: int, scenario: str | None = None) -> Scenario:
+        """The scenario ``reset(seed=seed, options={"scenario": scenario})`` plays, without resetting.
+
+        For servers that must know an episode's scenario before building its world (the MCP hub
+        checks the world size a client may ask for first).
+        """
+        generator, _ = seeding.np_random(seed)
+        return self._draw(generator, scenario)[1]
+
     # -- internals -----------------------------------------------------------------------------
+
+    def _draw(self, generator: Any, requested: str | None) -> tuple[int, Scenario]:
+        """(episode seed, scenario) drawn from ``generator`` (the env's ``np_random`` on reset)."""
+        # The episode seed is drawn first, and the scenario pick is always drawn, so a seed means
+        # the same episode whether the env serves one scenario or the whole suite.
+        episode_seed = int(generator.integers(0, 2**31 - 1))
+        return episode_seed, self._choose(requested, int(generator.integers(0, 2**31 - 1)))
 
     def _choose(self, requested: str | None, pick: int) -> Scenario:
         if requested is not None:

@@ -2,8 +2,9 @@
 
 - :func:`server_for` / :func:`episode_server_for`: the process's FastMCP server of a system's
   surface (world mode) or of its episodes (plus ``send_message_to_user`` and
-  ``end_conversation``). Built once per process; every call is routed by ``?env=<id>`` or
-  ``X-Env-Id`` to an env of the caller's principal.
+  ``end_conversation``); :func:`suite_server_for`: episodes of any world of a suite, each
+  request seeing its episode's world's tools. Built once per process; every call is routed by
+  ``?env=<id>`` or ``X-Env-Id`` to an env of the caller's principal.
 - :class:`Hub`: the live worlds and episodes of a process (env id -> Backend or Gym env).
 - :func:`create_app`: the HTTP app (MCP endpoint, ``/control`` plane, bearer tokens);
   :class:`HubServer` runs one on a background thread.
@@ -42,6 +43,7 @@ _EXPORTS = {
     "MESSAGE_TOOL": "servers",
     "episode_server_for": "servers",
     "server_for": "servers",
+    "suite_server_for": "servers",
 }
 
 if TYPE_CHECKING:
@@ -59,7 +61,13 @@ if TYPE_CHECKING:
         set_default_hub,
     )
     from enterprise_envs.mcp.live import HubServer, ServedEnv, serve_env
-    from enterprise_envs.mcp.servers import END_TOOL, MESSAGE_TOOL, episode_server_for, server_for
+    from enterprise_envs.mcp.servers import (
+        END_TOOL,
+        MESSAGE_TOOL,
+        episode_server_for,
+        server_for,
+        suite_server_for,
+    )
     from enterprise_envs.mocks._core.mcp import RouteError
 
 
@@ -100,4 +108,5 @@ __all__ = [
     "serve_env",
     "server_for",
     "set_default_hub",
+    "suite_server_for",
 ]

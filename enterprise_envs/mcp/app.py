@@ -31,8 +31,17 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from enterprise_envs.mcp.hub import DEFAULT_ID, Entry, Episode, EpisodeDefaults, Hub, QuotaError, World
-from enterprise_envs.mcp.servers import ENV_PARAM, HUB_STATE, episode_server_for, server_for
+from enterprise_envs.mcp.hub import (
+    DEFAULT_ID,
+    Entry,
+    Episode,
+    EpisodeDefaults,
+    Hub,
+    QuotaError,
+    World,
+    check_scenario,
+)
+from enterprise_envs.mcp.servers import ENV_PARAM, HUB_STATE, episode_server_for, server_for, suite_server_for
 from enterprise_envs.mocks._core.mcp import RouteError
 from enterprise_envs.mocks._core.system import WORLD_SIZES
 from enterprise_envs.mocks._core.world import world_key
@@ -77,11 +86,12 @@ def tokens_from_env() -> dict[str, str]:
 def create_app(
     hub: Hub,
     *,
-    system: str,
+    system: str | None = None,
     surface: str = "typed",
     episodes: bool = False,
     tokens: Mapping[str, str],
     path: str = MCP_PATH,
+    suite: str | None = None,
 ) -> Any:
     """The Starlette app serving ``hub`` over streamable HTTP, with the control plane.
 
@@ -92,17 +102,26 @@ def create_app(
         episodes: Serve episodes (the episode tools) instead of worlds.
         tokens: {secret: principal}; at least one.
         path: The MCP endpoint's path.
+        suite: Instead of ``system``: serve episodes of any scenario of this suite (a Gym id),
+            each request seeing its episode's world's tools.
     """
     from fastmcp.server.auth.providers.jwt import StaticTokenVerifier
     from fastmcp.server.http import create_streamable_http_app
 
     if not tokens:
         raise ValueError(f"HTTP serving needs at least one token (--token or {TOKENS_ENV})")
-    server = episode_server_for(system, surface) if episodes else server_for(system, surface)
+    if (system is None) == (suite is None):
+        raise ValueError("serve a system (or world key) or a suite: give exactly one")
+    if suite is not None:
+        server = suite_server_for(suite, surface)
+        episodes = True
+    else:
+        assert system is not None
+        server = episode_server_for(system, surface) if episodes else server_for(system, surface)
     verifier = StaticTokenVerifier(
         tokens={secret: {"client_id": principal, "scopes": []} for secret, principal in tokens.items()}
     )
-    control = ControlPlane(hub, system=system, surface=surface, episodes=episodes, mcp_path=path)
+    control = ControlPlane(hub, system=system, surface=surface, episodes=episodes, mcp_path=path, suite=suite)
     app = create_streamable_http_app(
         server,
         path,
@@ -174,12 +193,22 @@ def _replay(messages: list[dict[str, Any]], then: Any) -> Any:
 class ControlPlane:
     """The ``/control`` routes (JSON over HTTP, same bearer tokens as the MCP endpoint)."""
 
-    def __init__(self, hub: Hub, *, system: str, surface: str, episodes: bool, mcp_path: str) -> None:
+    def __init__(
+        self,
+        hub: Hub,
+        *,
+        system: str | None,
+        surface: str,
+        episodes: bool,
+        mcp_path: str,
+        suite: str | None = None,
+    ) -> None:
         self.hub = hub
         self.system = system
         self.surface = surface
-        self.episodes = episodes
+        self.episodes = episodes or suite is not None
         self.mcp_path = mcp_path
+        self.suite = suite
 
     def routes(self) -> list[Route]:
         """The routes, for ``create_streamable_http_app(routes=...)``."""
@@ -215,7 +244,7 @@ class ControlPlane:
             # The default env exists once used; make it now (in a worker thread: an episode's
             # opening may come from an LLM user) so the control plane can show it.
             entry = await anyio.to_thread.run_sync(
-                lambda: self.hub.resolve(owner, None, system=self.system, kind=self._kind)
+                lambda: self.hub.resolve(owner, None, system=self.system, kind=self._kind, suite=self.suite)
             )
         else:
             entry = self.hub.get(owner, env_id)
@@ -258,14 +287,9 @@ class ControlPlane:
 
     async def health(self, request: Request) -> Response:
         """``GET /control/health``: liveness and what this server serves (no auth)."""
+        served = {"suite": self.suite} if self.suite is not None else {"system": self.system}
         return JSONResponse(
-            {
-                "status": "ok",
-                "system": self.system,
-                "surface": self.surface,
-                "mode": self._kind,
-                "mcp_path": self.mcp_path,
-            }
+            {"status": "ok", **served, "surface": self.surface, "mode": self._kind, "mcp_path": self.mcp_path}
         )
 
     async def list_envs(self, request: Request) -> Response:
@@ -355,11 +379,18 @@ class ControlPlane:
             if scenario is not None and not isinstance(scenario, str):
                 raise ValueError("scenario must be a scenario id")
             seed = _int(body, "seed")
-            base = self.hub.episode_defaults or EpisodeDefaults(scenario="", surface=self.surface)
-            defaults = dataclasses.replace(base, surface=self.surface)
-            if scenario is None and not defaults.scenario:
-                raise ValueError('which scenario? send {"scenario": "<id>"}')
-            self._check_scenario(scenario or defaults.scenario)
+            base = self.hub.episode_defaults or EpisodeDefaults()
+            if self.suite is not None:
+                # Without a scenario the seed draws one from the suite, as the suite's Gym env
+                # does (the scenario of the default episode, if any, is not this episode's).
+                defaults = dataclasses.replace(base, surface=self.surface, suite=self.suite, scenario=None)
+            else:
+                defaults = dataclasses.replace(base, surface=self.surface)
+                scenario = scenario or defaults.scenario
+                if scenario is None:
+                    raise ValueError('which scenario? send {"scenario": "<id>"}')
+            if scenario is not None:
+                self._check_scenario(scenario)
             episode = await anyio.to_thread.run_sync(
                 lambda: self.hub.create_episode(owner, scenario, seed=seed, defaults=defaults)
             )
@@ -368,13 +399,10 @@ class ControlPlane:
         return await self._guarded(request, run)
 
     def _check_scenario(self, scenario: str) -> None:
-        from enterprise_envs import registry
-
-        found = registry.scenarios().get(scenario)
-        if found is None:
-            raise ValueError(f"unknown scenario {scenario!r}")
+        """Refuse a scenario this endpoint does not serve (before anything is built)."""
+        found = check_scenario(scenario, self.suite)
         world = world_key(found.systems)
-        if world != self.system:
+        if self.suite is None and world != self.system:
             raise ValueError(f"scenario {scenario!r} is a {world} scenario; this server serves {self.system}")
 
     def _episode_start(self, request: Request, episode: Episode) -> dict[str, Any]:

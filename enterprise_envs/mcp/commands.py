@@ -2,7 +2,8 @@
 
 ``serve`` runs an MCP server: a system's tools over one seeded world per client, or, with
 ``--scenario``, episodes of a scenario (its tools plus ``send_message_to_user`` and
-``end_conversation``). ``verify`` asks a running server's control plane for an episode's verdict.
+``end_conversation``), or, with ``--suite``, episodes of any scenario of a suite (each with its
+own world's tools). ``verify`` asks a running server's control plane for an episode's verdict.
 """
 
 from __future__ import annotations
@@ -31,16 +32,23 @@ def add_serve_commands(subparsers: Any) -> None:
     """
     serve = subparsers.add_parser(
         "serve",
-        help="serve a mocked system (or a scenario's episodes) over MCP, on stdio or HTTP",
+        help="serve a mocked system (or a scenario's or a suite's episodes) over MCP, on stdio or HTTP",
         description=(
             "World mode (`serve itsm`): the system's tools, each client acting on its own seeded "
             "world. Episode mode (`serve --scenario ID --seed S`): one scenario instance per "
             "episode, with send_message_to_user and end_conversation; the verdict comes from the "
-            "control plane (HTTP) or --verdict-out (stdio)."
+            "control plane (HTTP) or --verdict-out (stdio). Suite episode mode (`serve --suite "
+            "Workplace-v0 --seed S`): episodes of any scenario of the suite, each listing its own "
+            "world's tools (`itsm_...`, `identity_...` when it holds several systems); without a "
+            "scenario the seed draws one as gymnasium.make(SUITE).reset(seed=S) does (over stdio: "
+            "the one episode played)."
         ),
     )
     serve.add_argument(
-        "system", nargs="?", default=None, help="system to serve, e.g. itsm (implied by --scenario)"
+        "system",
+        nargs="?",
+        default=None,
+        help="system to serve, e.g. itsm (implied by --scenario; none with --suite)",
     )
     serve.add_argument(
         "--surface", choices=["typed", "rest"], default="typed", help="tool surface (default typed)"
@@ -59,7 +67,16 @@ def add_serve_commands(subparsers: Any) -> None:
     )
     serve.add_argument("--world-seed", type=int, default=0, help="episode mode: the world seed (default 0)")
     serve.add_argument(
-        "--scenario", default=None, help="episode mode: the scenario id, e.g. itsm.report_incident"
+        "--scenario",
+        default=None,
+        help="episode mode: the scenario id, e.g. itsm.report_incident (with --suite: one it serves, "
+        "played by the default episode instead of the seed's draw)",
+    )
+    serve.add_argument(
+        "--suite",
+        default=None,
+        help="suite episode mode: a Gym id, e.g. Workplace-v0; the control plane makes episodes of any "
+        "scenario it serves",
     )
     serve.add_argument(
         "--user", choices=["rules", "llm"], default="rules", help="episode mode: the user simulator"
@@ -100,7 +117,8 @@ def add_serve_commands(subparsers: Any) -> None:
     serve.add_argument(
         "--verdict-out",
         default=None,
-        help="stdio episode mode: write the verdict (JSON) here when the client disconnects",
+        help="stdio episode mode (--scenario or --suite): write the verdict (JSON) here when the "
+        "client disconnects",
     )
     serve.set_defaults(run=run_serve)
 
@@ -135,24 +153,38 @@ def run_serve(args: argparse.Namespace) -> int:
         Hub,
         Quotas,
         WorldDefaults,
+        check_scenario,
         set_default_hub,
+        suite_of,
     )
 
     system = args.system
+    suite = None
+    if args.suite is not None:
+        if system is not None:
+            return _fail(f"--suite serves episodes of the suite's worlds, not one system: drop {system!r}")
+        try:
+            suite = suite_of(args.suite).env_id
+        except ValueError as error:
+            return _fail(str(error))
     if args.scenario is not None:
-        scenario = registry.scenarios().get(args.scenario)
-        if scenario is None:
-            return _fail(f"unknown scenario {args.scenario!r} (see `enterprise-envs list`)")
+        try:
+            scenario = check_scenario(args.scenario, suite)
+        except ValueError as error:
+            return _fail(str(error))
         if system is not None and system not in scenario.systems:
             return _fail(f"scenario {args.scenario} is not a {system} scenario")
-        system = world_key(scenario.systems)
-    if system is None:
-        return _fail("which system? e.g. `serve itsm`, or `serve --scenario <id>`")
-    unknown = [name for name in world_systems(system) if name not in registry.systems()]
-    if unknown or (args.scenario is None and len(world_systems(system)) > 1):
-        return _fail(f"unknown system {system!r} (have {', '.join(sorted(registry.systems()))})")
-    if args.verdict_out and (args.scenario is None or args.transport != "stdio"):
-        return _fail("--verdict-out is for stdio episode mode (--scenario ... --transport stdio)")
+        if suite is None:
+            system = world_key(scenario.systems)
+    episodes = args.scenario is not None or suite is not None
+    if system is None and suite is None:
+        return _fail("which system? e.g. `serve itsm`, `serve --scenario <id>` or `serve --suite <Gym id>`")
+    if system is not None:
+        unknown = [name for name in world_systems(system) if name not in registry.systems()]
+        if unknown or (not episodes and len(world_systems(system)) > 1):
+            return _fail(f"unknown system {system!r} (have {', '.join(sorted(registry.systems()))})")
+    if args.verdict_out and (not episodes or args.transport != "stdio"):
+        return _fail("--verdict-out is for stdio episode mode (--scenario or --suite, --transport stdio)")
     try:
         faults: Any = args.faults if args.faults in ("scenario", "off") else json.loads(args.faults)
     except json.JSONDecodeError:
@@ -166,7 +198,6 @@ def run_serve(args: argparse.Namespace) -> int:
     if max_envs < 1 or max_bytes < 1:
         return _fail("--max-envs and --max-memory-mb must be at least 1")
     quotas = Quotas(max_envs=max_envs, max_bytes=max_bytes, sizes=sizes)
-    episodes = args.scenario is not None
     hub = Hub(
         quotas=quotas,
         world_defaults=WorldDefaults(size=args.size or "default", seed=args.seed),
@@ -178,6 +209,7 @@ def run_serve(args: argparse.Namespace) -> int:
             world_size=args.size,
             faults=faults,
             world_seed=args.world_seed,
+            suite=suite,
         )
         if episodes
         else None,
@@ -185,13 +217,15 @@ def run_serve(args: argparse.Namespace) -> int:
     set_default_hub(hub)
     try:
         if args.transport == "stdio":
-            return _serve_stdio(hub, system, args.surface, episodes, args.verdict_out)
-        return _serve_http(hub, system, args, episodes)
+            return _serve_stdio(hub, system, args.surface, episodes, args.verdict_out, suite)
+        return _serve_http(hub, system, args, episodes, suite)
     finally:
         hub.close()
 
 
-def _serve_stdio(hub: Any, system: str, surface: str, episodes: bool, verdict_out: str | None) -> int:
+def _serve_stdio(
+    hub: Any, system: str | None, surface: str, episodes: bool, verdict_out: str | None, suite: str | None
+) -> int:
     import anyio
 
     from enterprise_envs.mcp.hub import LOCAL
@@ -201,18 +235,20 @@ def _serve_stdio(hub: Any, system: str, surface: str, episodes: bool, verdict_ou
     if episodes:
         from enterprise_envs.scenarios.loader import instructions
 
-        server = episode_server_for(system, surface)
         # One episode per stdio process: made now, so the opening message can go in the
-        # instructions the client reads at initialization.
+        # instructions the client reads at initialization, and (for a suite) so its world,
+        # drawn by the seed, is known: the process serves that world's episode server.
         try:
-            episode = hub.resolve(LOCAL, None, system=system, kind="episode")
+            episode = hub.resolve(LOCAL, None, system=system, kind="episode", suite=suite)
         except (ValueError, RouteError) as error:
             return _fail(str(error))
-        runbooks = "\n\n".join(instructions(name) for name in world_systems(system))
+        server = episode_server_for(episode.system, surface)
+        runbooks = "\n\n".join(instructions(name) for name in world_systems(episode.system))
         server.instructions = (
             f"{runbooks}\n\n## This conversation\n\nThe user's opening message:\n\n{episode.opening or ''}\n"
         )
     else:
+        assert system is not None
         server = server_for(system, surface)
         hub.resolve(LOCAL, None, system=system, kind="world")  # build the world before serving
 
@@ -229,7 +265,9 @@ async def _run_stdio(server: Any) -> None:
     await server.run_stdio_async(show_banner=False, log_level="WARNING")
 
 
-def _serve_http(hub: Any, system: str, args: argparse.Namespace, episodes: bool) -> int:
+def _serve_http(
+    hub: Any, system: str | None, args: argparse.Namespace, episodes: bool, suite: str | None
+) -> int:
     from enterprise_envs.mcp.app import TOKENS_ENV, create_app, parse_tokens, run_http, tokens_from_env
 
     try:
@@ -245,12 +283,23 @@ def _serve_http(hub: Any, system: str, args: argparse.Namespace, episodes: bool)
         from enterprise_envs import registry
         from enterprise_envs.mocks._core.snapshot import get_snapshot
 
+        assert system is not None
         get_snapshot(registry.systems()[system], args.size or "default", args.seed)
-    app = create_app(hub, system=system, surface=args.surface, episodes=episodes, tokens=tokens, path=path)
+    try:
+        app = create_app(
+            hub, system=system, surface=args.surface, episodes=episodes, tokens=tokens, path=path, suite=suite
+        )
+    except KeyError as error:  # a surface one of the suite's systems lacks
+        return _fail(str(error).strip("'\""))
     host = f"[{args.host}]" if ":" in args.host else args.host
+    if suite is not None:
+        default = args.scenario or f"the scenario seed {args.seed} draws"
+        serving = f"{suite} ({args.surface} surface, episodes of its scenarios; default episode: {default})"
+    else:
+        what = f"episodes of {args.scenario}" if episodes else "worlds"
+        serving = f"{system} ({args.surface} surface, {what})"
     lines = [
-        f"enterprise-envs: serving {system} ({args.surface} surface, "
-        f"{'episodes of ' + args.scenario if episodes else 'worlds'}) over MCP",
+        f"enterprise-envs: serving {serving} over MCP",
         f"  MCP endpoint:  http://{host}:{{port}}{path}  (route with ?env=<id> or X-Env-Id)",
         f"  control plane: http://{host}:{{port}}/control/  (same bearer token)",
     ]

@@ -13,6 +13,10 @@ Two kinds of entry:
 - :class:`Episode`: an :class:`~enterprise_envs.env.EnterpriseEnv` reset on one scenario
   instance. Tool calls, messages to the user and the end go through ``env.step``, so the
   budget, the transcript and the verdict are exactly the Gym env's.
+
+An endpoint reaches the entries of what it serves (:meth:`Hub.resolve`): a system's worlds, the
+episodes of one world (a world key, ``itsm+identity``), or the episodes of a suite, whatever
+their worlds (``serve --suite``).
 """
 
 from __future__ import annotations
@@ -23,12 +27,16 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from enterprise_envs.mocks._core.backend import Backend, CallResult
 from enterprise_envs.mocks._core.errors import ErrorKind
 from enterprise_envs.mocks._core.mcp import FULL_RESPONSE_KEYS, RouteError
-from enterprise_envs.mocks._core.world import world_key
+from enterprise_envs.mocks._core.world import world_key, world_systems
+
+if TYPE_CHECKING:
+    from enterprise_envs.registry import Suite
+    from enterprise_envs.scenarios.format import Scenario
 
 #: The owner of stdio and in-process calls (no token).
 LOCAL = "local"
@@ -340,15 +348,30 @@ def result_from_content(tool: str, content: str, *, injected: bool = False) -> C
 
 @dataclass(frozen=True)
 class EpisodeDefaults:
-    """How the hub makes an owner's default episode (``serve --scenario``)."""
+    """How the hub makes episodes: an owner's default one (``serve --scenario``/``--suite``) and others.
 
-    scenario: str
+    Attributes:
+        scenario: The scenario of an episode made without one; None: drawn from ``suite`` by
+            the seed.
+        seed: The reset seed of an episode made without one.
+        surface: The tool surface.
+        user: The user simulator (``rules``, ``llm`` or an object).
+        world_size: The world size (None: each scenario's own).
+        faults: ``scenario``, ``off`` or a fault config.
+        world_seed: The world seed.
+        suite: The suite served (``serve --suite``): episodes are played as its Gym env plays
+            them, a scenario it does not serve is refused, and without a scenario the seed
+            draws one as ``gymnasium.make(suite).reset(seed=seed)`` does.
+    """
+
+    scenario: str | None = None
     seed: int = 0
     surface: str = "typed"
     user: Any = "rules"
     world_size: str | None = None
     faults: Any = "scenario"
     world_seed: int = 0
+    suite: str | None = None
 
 
 @dataclass(frozen=True)
@@ -405,18 +428,30 @@ class Hub:
             )
         return entry
 
-    def resolve(self, owner: str, env_id: str | None, *, system: str, kind: str) -> Entry:
+    def resolve(
+        self, owner: str, env_id: str | None, *, system: str | None, kind: str, suite: str | None = None
+    ) -> Entry:
         """The entry a call goes to: ``env_id``, or the owner's default env (made on first use).
 
+        Args:
+            owner: The caller's principal.
+            env_id: The env id the request names (None: the owner's default env).
+            system: The system (or world key) the endpoint serves; None with ``suite``.
+            kind: ``world`` or ``episode``.
+            suite: The suite whose episodes the endpoint serves (of any of its worlds).
+
         Raises:
-            RouteError: Unknown id, or an env of another system or kind than the endpoint serves.
+            RouteError: Unknown id, or an env of another system, suite or kind than the endpoint
+                serves.
         """
-        entry = self.lookup(owner, env_id, system=system, kind=kind)
+        entry = self.lookup(owner, env_id, system=system, kind=kind, suite=suite)
         if entry is None:
-            entry = self._check(self._make_default(owner, system, kind), system, kind)
+            entry = self._check(self._make_default(owner, system, kind), system, kind, suite)
         return entry
 
-    def lookup(self, owner: str, env_id: str | None, *, system: str, kind: str) -> Entry | None:
+    def lookup(
+        self, owner: str, env_id: str | None, *, system: str | None, kind: str, suite: str | None = None
+    ) -> Entry | None:
         """Like :meth:`resolve`, but None (instead of making it) when the default env is not made yet.
 
         Never blocks on anything slow: the MCP servers call it on the event loop and make a
@@ -430,14 +465,18 @@ class Hub:
                 return None
         else:
             entry = self.get(owner, env_id)
-        return self._check(entry, system, kind)
+        return self._check(entry, system, kind, suite)
 
     @staticmethod
-    def _check(entry: Entry, system: str, kind: str) -> Entry:
-        if entry.system != system:
-            raise RouteError(f"env {entry.id!r} is a {entry.system} env; this endpoint serves {system}")
+    def _check(entry: Entry, system: str | None, kind: str, suite: str | None = None) -> Entry:
         if kind == "episode" and entry.kind != "episode":
             raise RouteError(f"env {entry.id!r} is not an episode; this endpoint serves episodes")
+        if suite is not None:
+            scenario = getattr(entry, "scenario", None)
+            if scenario is None or not suite_of(suite).serves(scenario, world_systems(entry.system)):
+                raise RouteError(f"env {entry.id!r} is not an episode of {suite}, which this endpoint serves")
+        elif entry.system != system:
+            raise RouteError(f"env {entry.id!r} is a {entry.system} env; this endpoint serves {system}")
         return entry
 
     def entries(self, owner: str | None = None, kind: str | None = None) -> list[Entry]:
@@ -541,26 +580,27 @@ class Hub:
     ) -> Episode:
         """Make an :class:`EnterpriseEnv`, reset it on ``scenario`` with ``seed``, register it.
 
-        Unset options come from ``defaults`` (or the hub's ``episode_defaults``).
+        Unset options come from ``defaults`` (or the hub's ``episode_defaults``). With a suite in
+        them, the env is that suite's, and without a scenario the seed draws one from the suite
+        (the env's own draw: the episode ``gymnasium.make(suite).reset(seed=seed)`` plays).
+
+        Raises:
+            ValueError: No scenario (and no suite to draw one from), an unknown one, or one the
+                suite does not serve.
         """
         from enterprise_envs import registry
         from enterprise_envs.env import EnterpriseEnv
 
-        base = defaults or self.episode_defaults
-        scenario = scenario or (base.scenario if base else None)
-        if scenario is None:
-            raise ValueError("which scenario? pass a scenario id")
-        found = registry.scenarios().get(scenario)
-        if found is None:
-            raise ValueError(f"unknown scenario {scenario!r}")
+        options = defaults or self.episode_defaults or EpisodeDefaults()
+        scenario = scenario or options.scenario
         if seed is None:
-            seed = base.seed if base else 0
-        options = base or EpisodeDefaults(scenario)
-        if owner != LOCAL:
-            self.quotas.check_size(options.world_size or found.world_size)
-            self.check_quota(owner)
+            seed = options.seed
+        if scenario is None and options.suite is None:
+            raise ValueError("which scenario? pass a scenario id")
+        if scenario is not None:
+            check_scenario(scenario, options.suite)
         env = EnterpriseEnv(
-            suite=registry.suite_serving(found.id).env_id,
+            suite=options.suite or registry.suite_serving(scenario).env_id,
             scenario=scenario,
             surface=options.surface,
             user=options.user,
@@ -569,6 +609,13 @@ class Hub:
             world_seed=options.world_seed,
         )
         try:
+            # The scenario is known before the world is built, so a client's quota is checked
+            # before any build.
+            found = env.scenario_for_seed(seed, scenario)
+            scenario = found.id
+            if owner != LOCAL:
+                self.quotas.check_size(options.world_size or found.world_size)
+                self.check_quota(owner)
             observation, info = env.reset(seed=seed, options={"scenario": scenario})
             opening = observation["content"] if observation["role"] == "user" else None
             episode = Episode(env_id or new_id("ep"), owner, env, seed=seed, opening=opening, reset_info=info)
@@ -578,7 +625,7 @@ class Hub:
             raise
         return episode
 
-    def _make_default(self, owner: str, system: str, kind: str) -> Entry:
+    def _make_default(self, owner: str, system: str | None, kind: str) -> Entry:
         with self._create_lock:
             entry = self._entries.get((owner, DEFAULT_ID))
             if entry is not None:
@@ -590,6 +637,8 @@ class Hub:
                         "(create an episode with POST /control/episodes)"
                     )
                 return self.create_episode(owner, env_id=DEFAULT_ID)
+            if system is None:
+                raise RouteError("this endpoint serves episodes; it has no default world")
             return self.create_world(owner, system, env_id=DEFAULT_ID)
 
     # -- removal -----------------------------------------------------------------------------
@@ -617,6 +666,49 @@ class Hub:
         for entry in entries:
             with entry.lock:
                 entry.close()
+
+
+def check_scenario(scenario: str, suite: str | None = None) -> Scenario:
+    """The scenario of id ``scenario``, which ``suite`` (if given) must serve.
+
+    The one check every way of starting an episode goes through (``serve --scenario``, the
+    control plane, the hub).
+
+    Raises:
+        ValueError: Unknown scenario, unknown suite, or a scenario the suite does not serve.
+    """
+    from enterprise_envs import registry
+
+    found = registry.scenarios().get(scenario)
+    if found is None:
+        raise ValueError(f"unknown scenario {scenario!r} (see `enterprise-envs list`)")
+    if suite is not None and not suite_of(suite).serves(found.id, found.systems):
+        raise ValueError(
+            f"suite {suite} does not serve scenario {scenario!r} "
+            f"(its scenarios: {', '.join(suite_scenarios(suite))})"
+        )
+    return found
+
+
+def suite_of(suite: str) -> Suite:
+    """The suite of a Gym id.
+
+    Raises:
+        ValueError: Unknown suite (naming the known ones).
+    """
+    from enterprise_envs import registry
+
+    try:
+        return registry.suite(suite)
+    except KeyError:
+        raise ValueError(f"unknown suite {suite!r} (have {', '.join(registry.suites())})") from None
+
+
+def suite_scenarios(suite: str) -> list[str]:
+    """The ids of the scenarios a suite serves, sorted."""
+    from enterprise_envs import registry
+
+    return [scenario.id for scenario in registry.select(suite_of(suite))]
 
 
 def new_id(prefix: str) -> str:

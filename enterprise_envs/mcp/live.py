@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from enterprise_envs.mcp.app import HttpServer, create_app
-from enterprise_envs.mcp.hub import Entry, Episode, Hub, World, new_id
+from enterprise_envs.mcp.hub import Entry, Episode, Hub, World, check_scenario, new_id
 from enterprise_envs.mcp.servers import ENV_HEADER, ENV_PARAM
 from enterprise_envs.mocks._core.backend import Backend
 from enterprise_envs.mocks._core.world import world_key
@@ -17,7 +17,8 @@ class HubServer(HttpServer):
     """A hub served over HTTP on a background thread (MCP endpoint and control plane).
 
     Args:
-        system: The system whose tools the endpoint serves.
+        system: The system whose tools the endpoint serves (episodes: a world key); None with
+            ``suite``.
         surface: Its surface.
         episodes: Serve episodes instead of worlds.
         tokens: {secret: principal}; default: one fresh token for principal ``harness``.
@@ -25,11 +26,12 @@ class HubServer(HttpServer):
         host: Interface (loopback by default).
         port: Port (0: a free one).
         path: The MCP endpoint's path.
+        suite: Serve episodes of any scenario of this suite (a Gym id) instead of one world's.
     """
 
     def __init__(
         self,
-        system: str,
+        system: str | None = None,
         surface: str = "typed",
         *,
         episodes: bool = False,
@@ -38,16 +40,24 @@ class HubServer(HttpServer):
         host: str = "127.0.0.1",
         port: int = 0,
         path: str = "/mcp",
+        suite: str | None = None,
     ) -> None:
         self.system = system
+        self.suite = suite
         self.surface = surface
-        self.episodes = episodes
+        self.episodes = episodes or suite is not None
         self.tokens = dict(tokens) if tokens else {secrets.token_urlsafe(24): "harness"}
         self.owns_hub = hub is None
         self.hub = hub if hub is not None else Hub()
         self.path = path
         app = create_app(
-            self.hub, system=system, surface=surface, episodes=episodes, tokens=self.tokens, path=path
+            self.hub,
+            system=system,
+            surface=surface,
+            episodes=self.episodes,
+            tokens=self.tokens,
+            path=path,
+            suite=suite,
         )
         super().__init__(app, host=host, port=port)
 
@@ -147,8 +157,9 @@ def serve_env(
             ``end_conversation`` become env steps (budget, transcript, verdict as in Gym);
             :meth:`ServedEnv.verdict` returns the verdict. Otherwise (world mode) tool calls
             go straight to the env's backend and the Gym side verifies with ``{"end": true}``.
-        server: Register on this running :class:`HubServer` (one server, many envs); default:
-            start one for this env on ``host:port``, stopped by :meth:`ServedEnv.close`.
+        server: Register on this running :class:`HubServer` (one server, many envs; a suite's
+            server takes episodes of any scenario of the suite); default: start one for this env
+            on ``host:port``, stopped by :meth:`ServedEnv.close`.
         env_id: The id to register under (default: a fresh one).
         host: Interface of the server started here (loopback by default).
         port: Its port (0: a free one).
@@ -167,6 +178,10 @@ def serve_env(
     owns_server = server is None
     if server is None:
         server = HubServer(system, surface, episodes=episode, host=host, port=port)
+    elif server.suite is not None:
+        if not episode or server.surface != surface:
+            raise ValueError(f"this server serves {server.suite}/{server.surface} episodes")
+        check_scenario(target.instance.scenario.id, server.suite)
     elif (server.system, server.surface, server.episodes) != (system, surface, episode):
         raise ValueError(
             f"this server serves {server.system}/{server.surface} "

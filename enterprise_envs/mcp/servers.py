@@ -4,6 +4,8 @@
 - Episode mode (:func:`episode_server_for`): the same tools plus ``send_message_to_user`` and
   ``end_conversation``; each call is a step of one episode. Nothing here reveals the verdict:
   that is the control plane's (``/control/...``), which no MCP tool reaches.
+- Suite episode mode (:func:`suite_server_for`): episodes of any world of a suite; each request
+  sees its episode's world's episode server.
 
 Every call is routed by the request: ``?env=<id>`` in the URL or an ``X-Env-Id`` header (never
 the MCP session id), looked up among the envs of the bearer token's principal in the hub the
@@ -13,14 +15,20 @@ default hub as the ``local`` principal; without an env id, to the principal's de
 
 from __future__ import annotations
 
+import inspect
 import threading
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from typing import Any
 
 import anyio.to_thread
 from fastmcp import FastMCP
+from fastmcp.server.providers import FastMCPProvider, Provider
+from fastmcp.tools import Tool as MCPTool
 from fastmcp.tools import ToolResult
-from mcp.types import TextContent, ToolAnnotations
+from fastmcp.utilities.components import FastMCPComponent
+from fastmcp.utilities.versions import VersionSpec
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS, TextContent, ToolAnnotations
 
 from enterprise_envs.actions import MAX_MESSAGE_CHARS
 from enterprise_envs.mcp.hub import LOCAL, Entry, Hub, default_hub
@@ -29,6 +37,7 @@ from enterprise_envs.mocks._core.mcp import (
     RoutedTool,
     RouteError,
     build_server,
+    new_server,
     refusal,
     run_locked,
 )
@@ -71,16 +80,24 @@ def request_route() -> tuple[Hub, str, str | None]:
     return hub, owner, env_id
 
 
-def resolver(system: str, kind: str) -> Resolver:
-    """The resolver of a server: route each call to its env in the request's hub."""
+def resolver(system: str | None, kind: str, suite: str | None = None) -> Resolver:
+    """The resolver of a server: route each call to its env in the request's hub.
+
+    Args:
+        system: The system (or world key) the server serves; None with ``suite``.
+        kind: ``world`` or ``episode``.
+        suite: The suite whose episodes the server serves (any of its worlds).
+    """
 
     def resolve() -> Entry | Awaitable[Entry]:
         hub, owner, env_id = request_route()
-        entry = hub.lookup(owner, env_id, system=system, kind=kind)
+        entry = hub.lookup(owner, env_id, system=system, kind=kind, suite=suite)
         if entry is not None:
             return entry
         # The principal's default env is made on first use, off the event loop.
-        return anyio.to_thread.run_sync(lambda: hub.resolve(owner, env_id, system=system, kind=kind))
+        return anyio.to_thread.run_sync(
+            lambda: hub.resolve(owner, env_id, system=system, kind=kind, suite=suite)
+        )
 
     return resolve
 
@@ -149,6 +166,92 @@ def episode_server_for(world: str | System, surface: str = "typed") -> FastMCP:
                 extra_tools=[message_tool(resolve), end_tool(resolve)],
             )
         return server
+
+
+def suite_server_for(suite: str, surface: str = "typed") -> FastMCP:
+    """The process's FastMCP server for episodes of a suite, whatever their world (built on first use).
+
+    A request lists and calls the tools of the episode it routes to (``?env=`` / ``X-Env-Id``;
+    default: the principal's default episode): those of its world's episode server
+    (:func:`episode_server_for`), so an ``itsm+identity`` episode sees ``itsm_...`` and
+    ``identity_...`` tools, ``send_message_to_user`` and ``end_conversation``, the names its
+    Gym env lists. The instructions are the runbooks of the suite's systems (an episode's own
+    come with it from the control plane).
+
+    Raises:
+        ValueError: Unknown suite.
+        KeyError: A surface one of the suite's systems lacks.
+    """
+    from enterprise_envs.mcp.hub import suite_of
+    from enterprise_envs.scenarios.loader import instructions
+
+    found = suite_of(suite)
+    key = (found.env_id, surface, "suite")
+    with _servers_lock:
+        server = _servers.get(key)
+        if server is None:
+            for name in found.systems:
+                _system(name).surface(surface)
+            runbooks = "\n\n".join(instructions(name) for name in found.systems)
+            server = _servers[key] = new_server(
+                f"enterprise-envs-{found.env_id}-{surface}-episode",
+                f"Episodes of {found.env_id} ({found.description}). Your tools are those of the "
+                f"systems of your episode's world.\n\n{runbooks}",
+                [EpisodeWorldTools(resolver(None, "episode", found.env_id), surface)],
+            )
+            # A request that routes nowhere (unknown id, another token's) must say so, as the
+            # world's own server does, not list nothing or answer "unknown tool".
+            server.provider_error_strategy = "raise"
+        return server
+
+
+class EpisodeWorldTools(Provider):
+    """The tools of the episode a request routes to: its world's episode server's, delegated.
+
+    The world's server (:func:`episode_server_for`) is reached through FastMCP's own mount
+    provider, so its tools run exactly as when that server is served alone (its resolver
+    routes the call again, from the same request).
+    """
+
+    def __init__(self, resolve: Resolver, surface: str) -> None:
+        super().__init__()
+        self._resolve = resolve
+        self._surface = surface
+        self._worlds: dict[str, FastMCPProvider] = {}
+
+    async def _world(self) -> FastMCPProvider:
+        """The routed episode's world's server, as a provider (RouteError if none)."""
+        target = self._resolve()
+        if inspect.isawaitable(target):
+            target = await target
+        provider = self._worlds.get(target.system)
+        if provider is None:
+            server = episode_server_for(target.system, self._surface)
+            provider = self._worlds.setdefault(target.system, FastMCPProvider(server))
+        return provider
+
+    async def _list_tools(self) -> Sequence[MCPTool]:
+        try:
+            world = await self._world()
+        except RouteError as error:
+            # A JSON-RPC error naming the problem (an expected client error, logged as none).
+            raise MCPError(INVALID_PARAMS, str(error)) from None
+        return await world.list_tools()
+
+    async def _get_tool(self, name: str, version: VersionSpec | None = None) -> MCPTool | None:
+        try:
+            world = await self._world()
+        except RouteError as error:
+            # The error result a world's own server gives a call that routes nowhere.
+            raise refusal(str(error)) from None
+        return await world.get_tool(name, version)
+
+    async def get_tasks(self) -> Sequence[FastMCPComponent]:
+        """None: no episode tool is a background task.
+
+        FastMCP asks at startup, outside any request; routing then would make an episode.
+        """
+        return []
 
 
 class MessageTool(RoutedTool):

@@ -241,14 +241,14 @@ def build_server(
     """
     systems = [systems] if isinstance(systems, System) else list(systems)
     key = world_key([system.name for system in systems])
-    server = _server(name or f"enterprise-envs-{key}-{surface}", instructions)
+    server = new_server(name or f"enterprise-envs-{key}-{surface}", instructions)
     if len(systems) == 1:
         for tool in surface_tools(systems[0], surface, resolve):
             server.add_tool(tool)
     else:
         names = tuple(system.name for system in systems)
         for system in systems:
-            child = _server(f"enterprise-envs-{system.name}-{surface}", None)
+            child = new_server(f"enterprise-envs-{system.name}-{surface}", None)
             for tool in surface_tools(system, surface, resolve, names):
                 child.add_tool(tool)
             server.mount(child, namespace=system.name)
@@ -257,12 +257,15 @@ def build_server(
     return server
 
 
-def _server(name: str, instructions: str | None) -> FastMCP:
-    return FastMCP(
-        name,
-        instructions=instructions,
-        **_supported(FastMCP.__init__, dereference_schemas=False, mask_error_details=False),
-    )
+def new_server(name: str, instructions: str | None = None, providers: Sequence[Any] = ()) -> FastMCP:
+    """An empty FastMCP server with the adapter's options (schemas as they are, errors shown).
+
+    ``providers`` are FastMCP providers of its tools (e.g. a server serving another's tools).
+    """
+    options = _supported(FastMCP.__init__, dereference_schemas=False, mask_error_details=False)
+    if providers:
+        options["providers"] = list(providers)
+    return FastMCP(name, instructions=instructions, **options)
 
 
 def _plain(schema: Mapping[str, Any]) -> dict[str, Any]:
@@ -286,6 +289,7 @@ __all__ = [
     "annotations_for",
     "build_server",
     "describes_full_response",
+    "new_server",
     "refusal",
     "run_locked",
     "surface_tools",

@@ -17,8 +17,14 @@ from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 import httpx2
+from fastmcp import Client
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+
+from enterprise_envs import registry
+from enterprise_envs.agents import OracleAgent, play_episode
+from enterprise_envs.env import EnterpriseEnv
+from enterprise_envs.mcp import END_TOOL, MESSAGE_TOOL
 
 TOKEN_A, TOKEN_B = "secret-alice", "secret-bob"
 TOKENS = {TOKEN_A: "alice", TOKEN_B: "bob"}
@@ -138,3 +144,65 @@ def wait_healthy(base_url: str) -> None:
 def incident_numbers_with(backend: Any, prefix: str) -> list[str]:
     rows = backend.store.select("incident", "short_description LIKE ?", (prefix + "%",))
     return sorted(row["short_description"] for row in rows)
+
+
+# -- playing episodes over MCP ---------------------------------------------------------------
+
+MAX_ACTIONS = 200
+
+
+async def play_oracle(call: Any, agent: OracleAgent, opening: str) -> dict[str, int]:
+    """Drive ``agent`` through MCP. ``call(name, arguments)`` returns (text, structured, is_error, meta).
+
+    Stops where a Gym loop would: when the user ends the conversation, or after ``end``.
+    """
+    observation = {"role": "user", "name": "", "content": opening}
+    counts = {"tools": 0, "messages": 0}
+    for _ in range(MAX_ACTIONS):
+        action = agent.act(observation)
+        if "tool" in action:
+            text, _, _, meta = await call(action["tool"], action["arguments"])
+            counts["tools"] += 1
+            if (meta or {}).get("conversation_over"):
+                break
+            observation = {"role": "tool", "name": action["tool"], "content": text}
+        elif "message" in action:
+            text, structured, is_error, _ = await call(MESSAGE_TOOL, {"message": action["message"]})
+            assert not is_error, text
+            counts["messages"] += 1
+            if structured["conversation_over"]:
+                break
+            observation = {"role": "user", "name": "", "content": text}
+        else:
+            await call(END_TOOL, {})
+            break
+    return counts
+
+
+def sdk_caller(session: Any):
+    """``play_oracle``'s ``call`` over an MCP SDK session."""
+
+    async def call(name: str, arguments: dict) -> tuple:
+        result = await session.call_tool(name, arguments)
+        return result.content[0].text, result.structured_content, result.is_error, result.meta
+
+    return call
+
+
+def fastmcp_caller(client: Client):
+    """``play_oracle``'s ``call`` over a FastMCP client."""
+
+    async def call(name: str, arguments: dict) -> tuple:
+        result = await client.call_tool(name, arguments, raise_on_error=False)
+        return result.content[0].text, result.structured_content, result.is_error, result.meta
+
+    return call
+
+
+def gym_final(scenario: str, seed: int, surface: str = "typed") -> dict[str, Any]:
+    """The final info of the oracle's Gym episode on ``scenario`` and ``seed`` (in its suite's env)."""
+    env = EnterpriseEnv(suite=registry.suite_serving(scenario).env_id, scenario=scenario, surface=surface)
+    try:
+        return play_episode(env, OracleAgent(), seed, options={"scenario": scenario})
+    finally:
+        env.close()

@@ -12,72 +12,28 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
-from enterprise_envs.agents import OracleAgent, play_episode
+from enterprise_envs.agents import OracleAgent
 from enterprise_envs.env import EnterpriseEnv
 from enterprise_envs.mcp import END_TOOL, MESSAGE_TOOL, HubServer
 from enterprise_envs.mcp.commands import main as mcp_main
-from tests.mcp.helpers import MODULE, TIMEOUT, TOKEN_A, TOKEN_B, control, sdk_session, serve_subprocess
-
-MAX_ACTIONS = 200
-
-
-async def play_oracle(call: Any, agent: OracleAgent, opening: str) -> dict[str, int]:
-    """Drive ``agent`` through MCP. ``call(name, arguments)`` returns (text, structured, is_error, meta).
-
-    Stops where a Gym loop would: when the user ends the conversation, or after ``end``.
-    """
-    observation = {"role": "user", "name": "", "content": opening}
-    counts = {"tools": 0, "messages": 0}
-    for _ in range(MAX_ACTIONS):
-        action = agent.act(observation)
-        if "tool" in action:
-            text, _, _, meta = await call(action["tool"], action["arguments"])
-            counts["tools"] += 1
-            if (meta or {}).get("conversation_over"):
-                break
-            observation = {"role": "tool", "name": action["tool"], "content": text}
-        elif "message" in action:
-            text, structured, is_error, _ = await call(MESSAGE_TOOL, {"message": action["message"]})
-            assert not is_error, text
-            counts["messages"] += 1
-            if structured["conversation_over"]:
-                break
-            observation = {"role": "user", "name": "", "content": text}
-        else:
-            await call(END_TOOL, {})
-            break
-    return counts
-
-
-def sdk_caller(session: Any):
-    async def call(name: str, arguments: dict) -> tuple:
-        result = await session.call_tool(name, arguments)
-        return result.content[0].text, result.structured_content, result.is_error, result.meta
-
-    return call
-
-
-def fastmcp_caller(client: Client):
-    async def call(name: str, arguments: dict) -> tuple:
-        result = await client.call_tool(name, arguments, raise_on_error=False)
-        return result.content[0].text, result.structured_content, result.is_error, result.meta
-
-    return call
-
-
-def gym_final(scenario: str, seed: int, surface: str = "typed") -> dict[str, Any]:
-    env = EnterpriseEnv(scenario=scenario, surface=surface)
-    try:
-        return play_episode(env, OracleAgent(), seed, options={"scenario": scenario})
-    finally:
-        env.close()
-
+from tests.mcp.helpers import (
+    MODULE,
+    TIMEOUT,
+    TOKEN_A,
+    TOKEN_B,
+    control,
+    fastmcp_caller,
+    gym_final,
+    play_oracle,
+    sdk_caller,
+    sdk_session,
+    serve_subprocess,
+)
 
 CASES = [
     ("itsm.report_incident", 3, "typed"),
