@@ -437,8 +437,11 @@ def bench_tool(settings: Settings) -> list[Figure]:
 
 
 def _step_scenario(measured: Target) -> str:
-    """The scenario of the step figures: the workload's, or the suite's first when the suite does
-    not serve it (a suite of several systems: ``Workplace-v0``'s worlds hold ITSM, identity and chat)."""
+    """The scenario of the step figures: the workload's, or the suite's first if it is not served.
+
+    A suite of several systems may not serve it (``Workplace-v0``'s worlds hold ITSM, identity and
+    chat; the workload's scenario is ITSM's alone).
+    """
     env = _env(measured)
     served = sorted(scenario.id for scenario in env.unwrapped.scenarios)
     env.close()

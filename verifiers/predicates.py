@@ -99,7 +99,8 @@ def failure(
     if predicate.mentions is not None and claims is not None:
         wanted = [text for text in claims.get(predicate.mentions[1:], frozenset()) if text]
         if not any(states(value, text) for text in wanted):
-            return f"{echo(shown, 120)}, expected it to state the {predicate.mentions} of a row that entry claims"
+            wanted_text = f"the {predicate.mentions} of a row that entry claims"
+            return f"{echo(shown, 120)}, expected it to state {wanted_text}"
     if predicate.before is not None:
         inner = failure(predicate.before, change, name, "before", claims)
         if inner:

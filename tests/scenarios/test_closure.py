@@ -72,7 +72,8 @@ def _hidden_fields(world: World) -> dict[str, list[str]]:
         seen = observable_fields(backend.system.notifications)
         spec = backend.system.catalog[table]
         # The key, the record number people are told and the display value are what a note shows.
-        shown = seen.get(table, frozenset()) | seen.get("*", frozenset()) | {spec.key_field, spec.display_field}
+        shown = seen.get(table, frozenset()) | seen.get("*", frozenset())
+        shown |= {spec.key_field, spec.display_field}
         if spec.number_prefix:
             shown |= {"number"}
         out[name] = [column for column in spec.columns if column not in shown]
@@ -121,7 +122,8 @@ def _change_hidden_state(person: str, picks: random.Random) -> Callable[[World, 
             if row is None or not hidden[table]:
                 continue
             column = picks.choice(hidden[table])
-            backend.store.update(local, key, {column: _other_value(backend, local, column, row[column], picks)})
+            other = _other_value(backend, local, column, row[column], picks)
+            backend.store.update(local, key, {column: other})
         assert _seen(world, person) == instance_seen, "a hidden field changed what the user has seen"
 
     return after_call

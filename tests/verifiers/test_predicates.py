@@ -290,7 +290,7 @@ def test_mentions_reads_a_claimed_rows_value_in_free_text() -> None:
     claims = {"ticket": frozenset({SYS_ID}), "ticket.number": frozenset({"INC0010041"})}
     assert holds({"mentions": "$ticket.number"}, "Outage: VPN down, tracked as INC0010041.", claims=claims)
     assert holds({"mentions": "$ticket.number"}, "see inc0010041 for updates", claims=claims)
-    assert not holds({"mentions": "$ticket.number"}, "Outage: VPN down, tracked as INC0010042.", claims=claims)
+    assert not holds({"mentions": "$ticket.number"}, "VPN down, tracked as INC0010042.", claims=claims)
     assert not holds({"mentions": "$ticket.number"}, "Outage: VPN down, see INC00100411", claims=claims)
     assert not holds({"mentions": "$ticket.number"}, "INC0010041", claims={"ticket": frozenset()})
     assert holds({"mentions": "$ticket.number"}, "anything", claims=None)  # decided once claims are known

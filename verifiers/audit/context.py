@@ -251,17 +251,23 @@ class WorldRecordApi:
     def update(self, table: str, key: str, fields: Mapping[str, str], **extra: Any) -> Action | None:
         """Update one row (by its key), through its system's tool (None: no operation makes it)."""
         api, local = self._api(table)
-        return None if api is None else api.update(table if isinstance(api, WriterApi) else local, key, fields, **extra)
+        if api is None:
+            return None
+        return api.update(table if isinstance(api, WriterApi) else local, key, fields, **extra)
 
     def create(self, table: str, fields: Mapping[str, str], **extra: Any) -> Action | None:
         """Create one row, through its system's tool (None: no operation makes it)."""
         api, local = self._api(table)
-        return None if api is None else api.create(table if isinstance(api, WriterApi) else local, fields, **extra)
+        if api is None:
+            return None
+        return api.create(table if isinstance(api, WriterApi) else local, fields, **extra)
 
     def delete(self, table: str, key: str, **extra: Any) -> Action | None:
         """Delete one row (by its key), through its system's tool (None: no operation makes it)."""
         api, local = self._api(table)
-        return None if api is None else api.delete(table if isinstance(api, WriterApi) else local, key, **extra)
+        if api is None:
+            return None
+        return api.delete(table if isinstance(api, WriterApi) else local, key, **extra)
 
 
 @dataclass

@@ -204,10 +204,10 @@ def _diff_fingerprint(diff: StateDiff, ignore: frozenset[str]) -> tuple[Any, ...
 
 
 def clock_fields(catalog: Catalog) -> frozenset[str]:
-    """Fields the system stamps with the time of a call (read-only date-times, and those its
-    catalog marks ``clock``: UNIX seconds, a chat message's ``ts``).
+    """Fields the system stamps with the time of a call.
 
-    They move when a probe adds a call, so comparisons of runs leave them out.
+    Read-only date-times, and those its catalog marks ``clock`` (UNIX seconds, a chat message's
+    ``ts``). They move when a probe adds a call, so comparisons of runs leave them out.
     """
     return frozenset(
         spec.name
