@@ -66,7 +66,7 @@ from typing import Any
 
 from enterprise_envs.mocks._core.schema import Catalog, FieldSpec, TableSpec
 
-__all__ = ["DEFAULT_KEY", "catalog_from_openapi"]
+__all__ = ["DEFAULT_KEY", "catalog_from_openapi", "dereference", "follow_ref"]
 
 #: The key field of an overlay that names none.
 DEFAULT_KEY = "id"
@@ -104,11 +104,46 @@ def catalog_from_openapi(
         tables = [
             dataclasses.replace(
                 table,
-                fields=tuple(dataclasses.replace(f, clock=True) if f.name in clock else f for f in table.fields),
+                fields=tuple(
+                    dataclasses.replace(f, clock=True) if f.name in clock else f for f in table.fields
+                ),
             )
             for table in tables
         ]
     return Catalog(system, tables)
+
+
+def follow_ref(document: Mapping[str, Any], ref: str) -> Mapping[str, Any]:
+    """The object a local ``$ref`` (``#/components/schemas/User``) points at in ``document``.
+
+    Raises:
+        ValueError: The reference is not local (``other.json#/...``).
+    """
+    if not ref.startswith(_LOCAL_REF):
+        raise ValueError(f"only local references are followed, not {ref!r}")
+    node: Any = document
+    for part in ref[len(_LOCAL_REF) :].split("/"):
+        node = node[part.replace("~1", "/").replace("~0", "~")]
+    return node
+
+
+def dereference(document: Mapping[str, Any], schema: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The schema a chain of local ``$ref`` pointers ends at (``schema`` itself if it has none).
+
+    Only the ``$ref`` is followed: siblings are dropped and ``allOf`` is not merged (a
+    ``$ref``'s refinements are the caller's to read on ``schema``).
+
+    Raises:
+        ValueError: A reference is not local, or the chain comes back to where it was.
+    """
+    seen: set[str] = set()
+    while "$ref" in schema:
+        ref = schema["$ref"]
+        if ref in seen:
+            raise ValueError(f"circular reference through {ref}")
+        seen.add(ref)
+        schema = follow_ref(document, ref)
+    return schema
 
 
 class _Document:
@@ -119,12 +154,7 @@ class _Document:
 
     def follow(self, ref: str) -> Mapping[str, Any]:
         """The object a local ``$ref`` (``#/components/schemas/User``) points at."""
-        if not ref.startswith(_LOCAL_REF):
-            raise ValueError(f"only local references are followed, not {ref!r}")
-        node: Any = self.document
-        for part in ref[len(_LOCAL_REF) :].split("/"):
-            node = node[part.replace("~1", "/").replace("~0", "~")]
-        return node
+        return follow_ref(self.document, ref)
 
     def resolve(self, schema: Mapping[str, Any], seen: tuple[str, ...] = ()) -> dict[str, Any]:
         """A schema with its ``$ref`` followed and its ``allOf`` merged into one object.

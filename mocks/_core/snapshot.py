@@ -11,6 +11,7 @@ import random
 import sqlite3
 import threading
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from faker import Faker
@@ -101,6 +102,13 @@ class WorldBuild:
             f'INSERT INTO "{table}" ({names}) VALUES ({placeholders})',
             [tuple(row.get(col, "") for col in columns) for row in rows],
         )
+
+    def insert_planned(self, rows: Mapping[str, list[dict[str, str]]]) -> None:
+        """Write a world's planned rows (table -> rows): one bulk insert per table, in catalog order."""
+        for table in self.store.catalog:
+            planned = rows.get(table)
+            if planned:
+                self.insert_many(table, planned)
 
 
 def next_number(conn: sqlite3.Connection, table: str, prefix: str, numbering: Numbering) -> str:

@@ -170,6 +170,23 @@ def string(description: str, max_length: int = 1000, **extra: Any) -> dict[str, 
     return {"type": "string", "description": description, "maxLength": max_length, **extra}
 
 
+def full_response(body: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The output schema of a tool answering the full response (``CallResult.to_dict``).
+
+    Args:
+        body: The body's schema (None: the response has no body, a 204).
+    """
+    return {
+        "type": "object",
+        "required": ["status", "headers", "body"],
+        "properties": {
+            "status": {"type": "integer"},
+            "headers": {"type": "object", "additionalProperties": {"type": "string"}},
+            "body": dict(body) if body is not None else {"type": "null"},
+        },
+    }
+
+
 def wait_tool() -> Tool:
     """The one tool every surface shares: let simulated time pass (after a 429's Retry-After)."""
 

@@ -33,13 +33,25 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from typing import Any
 
 from enterprise_envs.mocks._core.backend import Backend, CallResult
+from enterprise_envs.mocks._core.conformance import (
+    DIFFERING,
+    MATCHED,
+    SKIPPED,
+    Difference,
+    SampleReport,
+    Schemas,
+    Tally,
+    shape_differences,
+    unknown_differences,
+    verdict,
+)
 from enterprise_envs.mocks._core.faults import FaultConfig, RateLimit
 from enterprise_envs.mocks.chat import CHAT
 from enterprise_envs.mocks.chat.surfaces.rest import methods
@@ -68,9 +80,6 @@ _PREFIX, _SUFFIX = "web_response_", ".json"
 #: The body the SDK's test server answers a rate-limited call with, with status 429 and a
 #: ``retry-after`` header (``tests/slack_sdk/web/mock_web_api_handler.py``): Slack's 429.
 RATE_LIMITED: dict[str, Any] = {"ok": False, "error": "ratelimited"}
-
-#: A replayed sample's outcomes, and the others'.
-MATCHED, DIFFERING, SKIPPED = "matched", "differing", "skipped"
 
 #: Samples of methods the mock does not serve: name -> why it is not replayed.
 SKIPPED_SAMPLES: dict[str, str] = {
@@ -126,79 +135,19 @@ def load_samples() -> dict[str, Any]:
 # -- the report ------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Difference:
-    """One way the mock's answer differs from a sample.
-
-    Attributes:
-        sample: The sample's name.
-        operation: The method replayed (its ``operationId``).
-        kind: ``missing key``, ``extra key``, ``type``, ``status``, ``header`` or ``value``.
-        where: The place: a body path (``body.channels[].topic``, ``[]`` for a list's items), a
-            header, or the two statuses.
-        detail: What the sample has and what the mock answered.
-    """
-
-    sample: str
-    operation: str
-    kind: str
-    where: str
-    detail: str = ""
-
-    @property
-    def signature(self) -> tuple[str, str, str]:
-        """(operation, kind, where): what :data:`KNOWN_DIFFERENCES` lists."""
-        return (self.operation, self.kind, self.where)
-
-
-@dataclass(frozen=True)
-class SampleReport:
-    """What the replay did with one sample.
-
-    Attributes:
-        name: The sample's name.
-        operation: The method replayed (``""`` when skipped).
-        outcome: :data:`MATCHED`, :data:`DIFFERING` or :data:`SKIPPED`.
-        reason: Why it was skipped.
-        differences: How the mock's answer differed.
-    """
-
-    name: str
-    operation: str
-    outcome: str
-    reason: str = ""
-    differences: tuple[Difference, ...] = ()
-
-
 @dataclass
-class ConformanceReport:
+class ConformanceReport(Tally):
     """The replay of every sample."""
 
     samples: list[SampleReport] = field(default_factory=list)
 
-    def count(self, *outcomes: str) -> int:
-        """How many samples had one of these outcomes."""
-        return sum(1 for sample in self.samples if sample.outcome in outcomes)
-
-    @property
-    def replayed(self) -> int:
-        """Samples replayed through a ``rest`` tool and compared."""
-        return self.count(MATCHED, DIFFERING)
-
-    @property
-    def differences(self) -> list[Difference]:
-        """Every difference found, sample by sample."""
-        return [difference for sample in self.samples for difference in sample.differences]
-
-    def signatures(self) -> set[tuple[str, str, str]]:
-        """The distinct differences, as (operation, kind, where)."""
-        return {difference.signature for difference in self.differences}
+    def outcomes(self) -> Iterable[SampleReport]:
+        """Every sample's outcome, in the samples' name order."""
+        return self.samples
 
     def unknown(self) -> list[Difference]:
         """Differences :data:`KNOWN_DIFFERENCES` does not list."""
-        return [
-            difference for difference in self.differences if difference.signature not in KNOWN_DIFFERENCES
-        ]
+        return unknown_differences(self.differences, KNOWN_DIFFERENCES)
 
     def text(self, verbose: bool = True) -> str:
         """The report: totals, each sample's outcome and differences, and what was skipped."""
@@ -227,101 +176,6 @@ class ConformanceReport:
 # -- comparing one answer --------------------------------------------------------------------------
 
 
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
-
-
-class _Schemas:
-    """The candidate schemas of one place in an answer (``$ref``s followed, ``anyOf``/``allOf`` kept)."""
-
-    def __init__(self, schemas: Sequence[Mapping[str, Any]]) -> None:
-        self.schemas: list[Mapping[str, Any]] = []
-        for schema in schemas:
-            self._add(schema)
-
-    def _add(self, schema: Mapping[str, Any]) -> None:
-        document = spec_document()
-        while "$ref" in schema:
-            node: Any = document
-            for part in schema["$ref"].removeprefix("#/").split("/"):
-                node = node[part]
-            schema = node
-        self.schemas.append(schema)
-        for part in (*schema.get("anyOf", ()), *schema.get("oneOf", ()), *schema.get("allOf", ())):
-            self._add(part)
-
-    def declares(self, name: str) -> bool:
-        """True if a candidate declares the property ``name``."""
-        return any(name in (schema.get("properties") or {}) for schema in self.schemas)
-
-    def at(self, name: str) -> _Schemas:
-        """The candidates of property ``name``."""
-        return _Schemas([s["properties"][name] for s in self.schemas if name in (s.get("properties") or {})])
-
-    def items(self) -> _Schemas:
-        """The candidates of an array's items."""
-        return _Schemas([s["items"] for s in self.schemas if isinstance(s.get("items"), Mapping)])
-
-
-class _Shape:
-    """The merged shape of the values found at one place: JSON types, keys and items."""
-
-    def __init__(self) -> None:
-        self.types: set[str] = set()
-        self.keys: dict[str, _Shape] = {}
-        self.items: _Shape | None = None
-
-    def add(self, value: Any) -> _Shape:
-        self.types.add(_json_type(value))
-        if isinstance(value, dict):
-            for key, item in value.items():
-                self.keys.setdefault(key, _Shape()).add(item)
-        elif isinstance(value, list):
-            self.items = self.items or _Shape()
-            for item in value:
-                self.items.add(item)
-        return self
-
-
-def _shape_differences(
-    sample: str, operation: str, recorded: _Shape, mock: _Shape, schemas: _Schemas, where: str, in_list: bool
-) -> Iterator[Difference]:
-    if recorded.types and mock.types and recorded.types != mock.types:
-        detail = (
-            f"{'/'.join(sorted(recorded.types))} in the sample, {'/'.join(sorted(mock.types))} from the mock"
-        )
-        yield Difference(sample, operation, "type", where, detail)
-        return
-    for key in sorted(set(recorded.keys) - set(mock.keys)):
-        yield Difference(
-            sample, operation, "missing key", f"{where}.{key}", "in the sample, absent from the mock"
-        )
-    for key in sorted(set(mock.keys) - set(recorded.keys)):
-        # A list's items are the mock's own rows: a key the description declares for them is theirs.
-        if not (in_list and schemas.declares(key)):
-            yield Difference(
-                sample, operation, "extra key", f"{where}.{key}", "from the mock, not in the sample"
-            )
-    for key in sorted(set(recorded.keys) & set(mock.keys)):
-        yield from _shape_differences(
-            sample, operation, recorded.keys[key], mock.keys[key], schemas.at(key), f"{where}.{key}", in_list
-        )
-    if recorded.items and mock.items and recorded.items.types and mock.items.types:
-        yield from _shape_differences(
-            sample, operation, recorded.items, mock.items, schemas.items(), f"{where}[]", True
-        )
-
-
 def compare(sample: str, operation: str, recorded: Any, body: Any) -> list[Difference]:
     """How the mock's body differs in shape from a sample of the same method.
 
@@ -331,9 +185,8 @@ def compare(sample: str, operation: str, recorded: Any, body: Any) -> list[Diffe
         recorded: The sample's body.
         body: The mock's body.
     """
-    schemas = _Schemas([methods()[operation].response])
-    recorded_shape, mock_shape = _Shape().add(recorded), _Shape().add(body)
-    return list(_shape_differences(sample, operation, recorded_shape, mock_shape, schemas, "body", False))
+    schemas = Schemas(spec_document(), [methods()[operation].response])
+    return shape_differences(operation, recorded, body, schemas, recorded_as="in the sample", sample=sample)
 
 
 # -- the replay ------------------------------------------------------------------------------------
@@ -368,13 +221,13 @@ def _rate_limited_auth_test(backend: Backend, sample: str) -> tuple[CallResult, 
     limited = backend.call("auth_test", {})
     if limited.status != 429:
         found.append(
-            Difference(sample, "auth_test", "status", f"429 -> {limited.status}", "the rate-limited call")
+            Difference("auth_test", "status", f"429 -> {limited.status}", "the rate-limited call", sample)
         )
     if limited.body != RATE_LIMITED:
-        found.append(Difference(sample, "auth_test", "value", "body", f"{limited.body} for a 429"))
+        found.append(Difference("auth_test", "value", "body", f"{limited.body} for a 429", sample))
     if set(limited.headers) != {"Retry-After"}:
         found.append(
-            Difference(sample, "auth_test", "header", "Retry-After", f"headers {sorted(limited.headers)}")
+            Difference("auth_test", "header", "Retry-After", f"headers {sorted(limited.headers)}", sample)
         )
     seconds = int(limited.headers.get("Retry-After", "60"))
     backend.call("wait", {"seconds": seconds})
@@ -448,7 +301,7 @@ def replay(samples: Mapping[str, Any] | None = None) -> ConformanceReport:
 
 
 def _outcome(name: str, operation: str, found: Sequence[Difference]) -> SampleReport:
-    return SampleReport(name, operation, DIFFERING if found else MATCHED, "", tuple(found))
+    return SampleReport(name, operation, verdict(found), "", tuple(found))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -47,7 +47,7 @@ import json
 import re
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -55,6 +55,17 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from enterprise_envs.mocks._core.backend import Backend, CallContext, CallResult
+from enterprise_envs.mocks._core.conformance import (
+    DIFFERING,
+    MATCHED,
+    SKIPPED,
+    Difference,
+    Schemas,
+    Tally,
+    shape_differences,
+    verdict,
+)
+from enterprise_envs.mocks._core.openapi import dereference
 from enterprise_envs.mocks._core.system import System
 from enterprise_envs.mocks.identity import identity_system
 from enterprise_envs.mocks.identity.conventions import role_id
@@ -242,34 +253,12 @@ def load_cassettes() -> tuple[Cassette, ...]:
 
 # -- the report ----------------------------------------------------------------------------------
 
-#: A replayed interaction's outcomes, and the others'.
-MATCHED, DIFFERING, SETUP, SKIPPED = "matched", "differing", "setup", "skipped"
-
-
-@dataclass(frozen=True)
-class Difference:
-    """One way the mock's response differs from the recorded one.
-
-    Attributes:
-        operation: The operation (its ``operationId``).
-        kind: ``status``, ``error code``, ``missing key``, ``extra key``, ``type``, ``enum``
-            (a value the description's schema does not allow), ``value`` (an enum-valued property
-            the recording has another value of), ``header`` or ``parameter`` (a query parameter
-            the tool does not take).
-        where: The place: a body path (``body.profile.login``, ``body[]`` for a list's items), a
-            header, a parameter, or the two statuses (``204 -> 200``).
-        detail: What was recorded and what the mock answered.
-    """
-
-    operation: str
-    kind: str
-    where: str
-    detail: str = ""
-
-    @property
-    def signature(self) -> tuple[str, str, str]:
-        """(operation, kind, where): what the known-differences table lists."""
-        return (self.operation, self.kind, self.where)
+#: An interaction's outcome besides matched, differing and skipped: applied to the store directly.
+#: A replayed one's differences are of the kinds ``status``, ``error code``, ``missing key``,
+#: ``extra key``, ``type``, ``enum`` (a value the description's schema does not allow), ``value``
+#: (an enum-valued property the recording has another value of), ``header`` or ``parameter`` (a
+#: query parameter the tool does not take).
+SETUP = "setup"
 
 
 @dataclass(frozen=True)
@@ -296,29 +285,19 @@ class Step:
 
 
 @dataclass
-class CassetteReport:
+class CassetteReport(Tally):
     """One cassette's replay."""
 
     name: str
     steps: list[Step] = field(default_factory=list)
 
-    def count(self, *outcomes: str) -> int:
-        """How many interactions had one of these outcomes."""
-        return sum(1 for step in self.steps if step.outcome in outcomes)
-
-    @property
-    def replayed(self) -> int:
-        """Interactions replayed through a ``rest`` tool and compared."""
-        return self.count(MATCHED, DIFFERING)
-
-    @property
-    def differences(self) -> list[Difference]:
-        """Every difference found, in order."""
-        return [difference for step in self.steps for difference in step.differences]
+    def outcomes(self) -> Iterable[Step]:
+        """What the replay did with each interaction, in order."""
+        return self.steps
 
 
 @dataclass
-class ConformanceReport:
+class ConformanceReport(Tally):
     """The replay of every cassette against one release's mock."""
 
     version: str
@@ -329,23 +308,9 @@ class ConformanceReport:
         """Recorded interactions."""
         return sum(len(cassette.steps) for cassette in self.cassettes)
 
-    def count(self, *outcomes: str) -> int:
-        """How many interactions had one of these outcomes."""
-        return sum(cassette.count(*outcomes) for cassette in self.cassettes)
-
-    @property
-    def replayed(self) -> int:
-        """Interactions replayed through a ``rest`` tool and compared."""
-        return self.count(MATCHED, DIFFERING)
-
-    @property
-    def differences(self) -> list[Difference]:
-        """Every difference found, cassette by cassette."""
-        return [difference for cassette in self.cassettes for difference in cassette.differences]
-
-    def signatures(self) -> set[tuple[str, str, str]]:
-        """The distinct differences, as (operation, kind, where)."""
-        return {difference.signature for difference in self.differences}
+    def outcomes(self) -> Iterable[Step]:
+        """What the replay did with each interaction, cassette by cassette."""
+        return [step for cassette in self.cassettes for step in cassette.steps]
 
     def text(self, verbose: bool = True) -> str:
         """The report: totals, each cassette's figures, its differences and what it skipped."""
@@ -402,160 +367,18 @@ def _share(part: int, whole: int) -> str:
 # -- comparing one response ----------------------------------------------------------------------
 
 
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
-
-
-class _Schemas:
-    """The candidate schemas of one place in a response.
-
-    ``$ref``s are followed and ``allOf`` parts, ``oneOf``/``anyOf`` alternatives and a
-    discriminator's subtypes all kept: a property is declared if any candidate declares it.
-    """
-
-    def __init__(self, document: Mapping[str, Any], schemas: Sequence[Mapping[str, Any]]) -> None:
-        self.document = document
-        self.schemas: list[Mapping[str, Any]] = []
-        seen: set[int] = set()
-        for schema in schemas:
-            self._flatten(schema, seen)
-
-    def _resolve(self, schema: Mapping[str, Any]) -> Mapping[str, Any]:
-        hops = 0
-        while "$ref" in schema and hops < 20:
-            node: Any = self.document
-            for part in schema["$ref"].removeprefix("#/").split("/"):
-                node = node[part]
-            schema, hops = node, hops + 1
-        return schema
-
-    def _flatten(self, schema: Mapping[str, Any], seen: set[int]) -> None:
-        """Add the schema and its ``allOf``/``oneOf``/``anyOf`` parts and subtypes, each once."""
-        schema = self._resolve(schema)
-        if id(schema) in seen:
-            return
-        seen.add(id(schema))
-        self.schemas.append(schema)
-        parts = [*schema.get("allOf", ()), *schema.get("oneOf", ()), *schema.get("anyOf", ())]
-        mapping = (schema.get("discriminator") or {}).get("mapping") or {}
-        parts += [{"$ref": target} for target in mapping.values()]
-        for part in parts:
-            self._flatten(part, seen)
-
-    def declares(self, name: str) -> bool:
-        """True if a candidate declares the property ``name``."""
-        return any(name in (schema.get("properties") or {}) for schema in self.schemas)
-
-    def at(self, name: str) -> _Schemas:
-        """The candidates of property ``name`` (or of the additional properties)."""
-        found = []
-        for schema in self.schemas:
-            properties = schema.get("properties") or {}
-            if name in properties:
-                found.append(properties[name])
-            elif isinstance(schema.get("additionalProperties"), Mapping):
-                found.append(schema["additionalProperties"])
-        return _Schemas(self.document, found)
-
-    def items(self) -> _Schemas:
-        """The candidates of an array's items."""
-        return _Schemas(
-            self.document,
-            [schema["items"] for schema in self.schemas if isinstance(schema.get("items"), Mapping)],
-        )
-
-    @property
-    def nullable(self) -> bool:
-        """True if a candidate allows ``null`` (OpenAPI 3.0's ``nullable``)."""
-        return any(schema.get("nullable") for schema in self.schemas)
-
-    @property
-    def enum(self) -> set[str] | None:
-        """The values allowed, if every candidate that constrains the place is an enum."""
-        enums = [schema["enum"] for schema in self.schemas if "enum" in schema]
-        if not enums:
-            return None
-        return {value for values in enums for value in values if isinstance(value, str)}
-
-
-def _response_schemas(document: Mapping[str, Any], operation: SpecOperation | None, status: int) -> _Schemas:
+def _response_schemas(document: Mapping[str, Any], operation: SpecOperation | None, status: int) -> Schemas:
     if operation is None:
-        return _Schemas(document, [])
+        return Schemas(document, [])
     item = document["paths"][operation.path][operation.method.lower()]
     responses = item.get("responses", {})
     response = responses.get(str(status)) or responses.get("default") or {}
-    if "$ref" in response:
-        response = _Schemas(document, [])._resolve(response)
+    response = dereference(document, response)
     content = (response.get("content") or {}).get("application/json") or {}
-    return _Schemas(document, [content["schema"]] if "schema" in content else [])
+    return Schemas(document, [content["schema"]] if "schema" in content else [])
 
 
-class _Shape:
-    """The merged shape of values found at one place: their JSON types, keys and items."""
-
-    def __init__(self) -> None:
-        self.types: set[str] = set()
-        self.keys: dict[str, _Shape] = {}
-        self.items: _Shape | None = None
-
-    def add(self, value: Any) -> _Shape:
-        self.types.add(_json_type(value))
-        if isinstance(value, dict):
-            for key, item in value.items():
-                self.keys.setdefault(key, _Shape()).add(item)
-        elif isinstance(value, list):
-            if self.items is None:
-                self.items = _Shape()
-            for item in value:
-                self.items.add(item)
-        return self
-
-
-def _shape_differences(
-    operation: str, recorded: _Shape, mock: _Shape, schemas: _Schemas, where: str, in_list: bool = False
-) -> Iterator[Difference]:
-    """Keys and JSON types of the recorded and the mock's values at one place.
-
-    Inside a list the mock's items are partly its world's rows, not the cassette's objects, so
-    there a key the description declares may be absent from the recording, and ``null`` stands
-    for any type where the description marks the property nullable (or the recording shows both).
-    """
-    recorded_types, mock_types = set(recorded.types), set(mock.types)
-    if in_list and (schemas.nullable or (len(recorded_types) > 1 and "null" in recorded_types)):
-        recorded_types.discard("null")
-        mock_types.discard("null")
-    if recorded_types and mock_types and recorded_types != mock_types:
-        yield Difference(
-            operation, "type", where,
-            f"{'/'.join(sorted(recorded.types))} recorded, {'/'.join(sorted(mock.types))} from the mock",
-        )  # fmt: skip
-        return
-    for key in sorted(set(recorded.keys) - set(mock.keys)):
-        yield Difference(operation, "missing key", f"{where}.{key}", "recorded, absent from the mock")
-    for key in sorted(set(mock.keys) - set(recorded.keys)):
-        if not (in_list and schemas.declares(key)):
-            yield Difference(operation, "extra key", f"{where}.{key}", "from the mock, not recorded")
-    for key in sorted(set(recorded.keys) & set(mock.keys)):
-        yield from _shape_differences(
-            operation, recorded.keys[key], mock.keys[key], schemas.at(key), f"{where}.{key}", in_list
-        )
-    if recorded.items is not None and mock.items is not None and recorded.items.types and mock.items.types:
-        yield from _shape_differences(
-            operation, recorded.items, mock.items, schemas.items(), f"{where}[]", True
-        )
-
-
-def _enum_differences(operation: str, value: Any, schemas: _Schemas, where: str) -> Iterator[Difference]:
+def _enum_differences(operation: str, value: Any, schemas: Schemas, where: str) -> Iterator[Difference]:
     """The mock's values the description's schema does not allow."""
     if isinstance(value, str):
         allowed = schemas.enum
@@ -571,7 +394,7 @@ def _enum_differences(operation: str, value: Any, schemas: _Schemas, where: str)
 
 
 def _value_differences(
-    operation: str, recorded: Any, mock: Any, schemas: _Schemas, where: str
+    operation: str, recorded: Any, mock: Any, schemas: Schemas, where: str
 ) -> Iterator[Difference]:
     """In one object (not a list of them), enum-valued properties holding another value than recorded."""
     if isinstance(recorded, str) and isinstance(mock, str):
@@ -652,7 +475,7 @@ def compare(
             )
     schemas = _response_schemas(document, operation, result.status)
     if recorded is not None or body is not None:
-        found += _shape_differences(name, _Shape().add(recorded), _Shape().add(body), schemas, "body")
+        found += shape_differences(name, recorded, body, schemas)
         found += _enum_differences(name, body, schemas, "body")
         found += _value_differences(name, recorded, body, schemas, "body")
     found += _header_differences(name, interaction, result, limit)
@@ -842,9 +665,7 @@ class _Replay:
         result = self.backend.call(operation.operation_id, arguments, identity=self.identity)
         self.follow_cursor(interaction, result)
         differences += compare(self.document, operation, interaction, result, limit)
-        return self.step(
-            interaction, operation.operation_id, DIFFERING if differences else MATCHED, "", differences
-        )
+        return self.step(interaction, operation.operation_id, verdict(differences), "", differences)
 
     def follow_cursor(self, interaction: Interaction, result: CallResult) -> None:
         """Remember the mock's next-page cursor as the one the cassette's next request will carry."""

@@ -5,8 +5,9 @@ Slack's description (``slack_web_openapi_v2.without_examples.json`` beside this 
 reader (:func:`~enterprise_envs.mocks._core.openapi.catalog_from_openapi`, a surface checking
 its error codes) does not expect. This script, run by hand whenever that file is replaced or the
 selection below changes, writes ``slack-web-1.7.0.derived.openapi.json``: an OpenAPI 3.0.3
-document cut down to what the chat mock serves and reads. It needs nothing outside the standard
-library::
+document cut down to what the chat mock serves and reads. It needs the package installed (its
+plumbing, shared with the other systems' scripts, is ``enterprise_envs.mocks._core.derive``) and
+nothing outside the standard library::
 
     python mocks/chat/spec/derive.py          # rewrite the derived document
     python mocks/chat/spec/derive.py --check  # exit 1 if it differs from what the source makes
@@ -58,12 +59,13 @@ writes the same bytes (``tests/mocks/chat/test_spec.py`` compares them).
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from enterprise_envs.mocks._core.derive import Derived, derived_text, refs, write_or_check
 
 HERE = Path(__file__).resolve().parent
 
@@ -355,18 +357,6 @@ def selected_paths(document: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 # -- components ---------------------------------------------------------------------------------
 
 
-def _refs(node: Any) -> Iterator[str]:
-    if isinstance(node, Mapping):
-        for key, value in node.items():
-            if key == "$ref" and isinstance(value, str):
-                yield value
-            else:
-                yield from _refs(value)
-    elif isinstance(node, list):
-        for item in node:
-            yield from _refs(item)
-
-
 def used_schemas(schemas: Mapping[str, Any], roots: Iterable[Any]) -> set[str]:
     """Names of every (normalised) schema the roots refer to, followed transitively.
 
@@ -374,7 +364,7 @@ def used_schemas(schemas: Mapping[str, Any], roots: Iterable[Any]) -> set[str]:
         ValueError: A reference points at no schema.
     """
     used: set[str] = set()
-    pending = [ref for root in roots for ref in _refs(root)]
+    pending = [ref for root in roots for ref in refs(root)]
     while pending:
         ref = pending.pop()
         name = ref[len(_SCHEMAS) :] if ref.startswith(_SCHEMAS) else None
@@ -382,7 +372,7 @@ def used_schemas(schemas: Mapping[str, Any], roots: Iterable[Any]) -> set[str]:
             raise ValueError(f"reference {ref!r} points at nothing")
         if name not in used:
             used.add(name)
-            pending.extend(_refs(schemas[name]))
+            pending.extend(refs(schemas[name]))
     return used
 
 
@@ -496,38 +486,25 @@ def derive(document: Mapping[str, Any], license_text: str) -> dict[str, Any]:
     return derived
 
 
-def derived_text(derived: Mapping[str, Any]) -> str:
-    """The derived document as written to disk (stable bytes: the test compares them)."""
-    return json.dumps(derived, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-
-
 def derive_file(folder: Path = HERE) -> str:
     """The derived text of the description and license in ``folder``."""
     document = json.loads((folder / SOURCE_FILE).read_text(encoding="utf-8"))
     license_text = (folder / LICENSE_FILE).read_text(encoding="utf-8")
-    return derived_text(derive(document, license_text))
+    return derived_text(derive(document, license_text), sort_keys=True)
 
 
-def main(argv: list[str] | None = None, folder: Path = HERE) -> int:
+def main(argv: Sequence[str] | None = None, folder: Path = HERE) -> int:
     """Write (or, with ``--check``, compare) the derived document; returns the exit status.
 
     Args:
         argv: Command-line arguments (default: the process's).
         folder: Where the description and its license are and the derived document goes.
     """
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="compare instead of writing")
-    args = parser.parse_args(argv)
-    text = derive_file(folder)
-    target = folder / DERIVED_FILE
-    if args.check:
-        if not target.exists() or target.read_text(encoding="utf-8") != text:
-            print(f"{target.name} differs from what derive.py makes of {SOURCE_FILE}", file=sys.stderr)
-            return 1
-        return 0
-    target.write_text(text, encoding="utf-8")
-    print(f"{target.name}: {len(text.encode('utf-8')):,} bytes from {SOURCE_FILE}")
-    return 0
+    return write_or_check(
+        argv,
+        __doc__.splitlines()[0],
+        lambda: [Derived(folder / DERIVED_FILE, derive_file(folder), SOURCE_FILE)],
+    )
 
 
 if __name__ == "__main__":

@@ -31,8 +31,9 @@ from typing import Any
 from enterprise_envs.mocks._core.access import Operation
 from enterprise_envs.mocks._core.backend import CallContext
 from enterprise_envs.mocks._core.errors import ErrorKind
+from enterprise_envs.mocks._core.openapi import dereference
 from enterprise_envs.mocks._core.store import Row
-from enterprise_envs.mocks._core.tools import Surface, Tool, ToolKind, wait_tool
+from enterprise_envs.mocks._core.tools import Surface, Tool, ToolKind, full_response, wait_tool
 from enterprise_envs.mocks.chat import render
 from enterprise_envs.mocks.chat.errors import invalid_arguments, not_found, refused, slack_error
 from enterprise_envs.mocks.chat.records import ENGINE
@@ -466,19 +467,9 @@ def input_schema(method: Method) -> dict[str, Any]:
 # -- output schemas --------------------------------------------------------------------------------
 
 
-def _resolve(schema: Mapping[str, Any]) -> Mapping[str, Any]:
-    document = spec_document()
-    while "$ref" in schema:
-        node: Any = document
-        for part in schema["$ref"].removeprefix("#/").split("/"):
-            node = node[part]
-        schema = node
-    return schema
-
-
 def _shallow(schema: Mapping[str, Any]) -> dict[str, Any]:
     """A property's JSON type (nested objects as ``object``, ``null`` where the document allows it)."""
-    resolved = _resolve(schema)
+    resolved = dereference(spec_document(), schema)
     kind = resolved.get("type")
     if not isinstance(kind, str):
         return {}
@@ -495,19 +486,6 @@ def _body_schema(method: Method) -> dict[str, Any]:
     if response.get("required"):
         body["required"] = list(response["required"])
     return body
-
-
-def _full(body: Mapping[str, Any]) -> dict[str, Any]:
-    """The full response's schema (status, headers, body)."""
-    return {
-        "type": "object",
-        "required": ["status", "headers", "body"],
-        "properties": {
-            "status": {"type": "integer"},
-            "headers": {"type": "object", "additionalProperties": {"type": "string"}},
-            "body": dict(body),
-        },
-    }
 
 
 # -- helpers ---------------------------------------------------------------------------------------
@@ -1119,7 +1097,7 @@ def _tool(method: Method, spec: _Spec) -> Tool:
         name=method.operation_id,
         description=_description(method, spec),
         input_schema=input_schema(method),
-        output_schema=_full(_body_schema(method)),
+        output_schema=full_response(_body_schema(method)),
         kind=spec.kind,
         handler=_with_arguments(spec.handler),
     )

@@ -19,10 +19,11 @@ from typing import Any
 
 from enterprise_envs.mocks._core.backend import CallContext
 from enterprise_envs.mocks._core.store import Row
-from enterprise_envs.mocks._core.tools import Surface, Tool, ToolKind, obj, string, wait_tool
+from enterprise_envs.mocks._core.tools import Handler, Surface, Tool, ToolKind, obj, string, wait_tool
 from enterprise_envs.mocks.chat.errors import invalid_arguments
 from enterprise_envs.mocks.chat.services import conversations, messages, usergroups
 from enterprise_envs.mocks.chat.services.common import (
+    Page,
     find_channel,
     find_message,
     find_user,
@@ -284,15 +285,36 @@ def get_channel(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     return channel_view(ctx, find_channel(ctx, args["channel"]))
 
 
+def _channel_page(
+    ctx: CallContext,
+    args: dict[str, Any],
+    key: str,
+    default: int,
+    read: Callable[..., Page],
+    view: Callable[[CallContext, list[Row]], list[dict[str, Any]]],
+) -> dict[str, Any]:
+    """A page of a channel's list: ``{channel, <key>: the rows' views, next_cursor}``.
+
+    Args:
+        ctx: The call.
+        args: The tool's arguments: ``channel``, ``cursor`` and ``limit`` (default ``default``).
+        key: The list's name in the answer.
+        default: The page size when the call gives none.
+        read: ``(ctx, channel, cursor=, limit=) -> Page``: the service reading the page.
+        view: ``(ctx, rows) -> list``: the rows as the tools show them.
+    """
+    channel = find_channel(ctx, args["channel"])
+    page = read(ctx, channel, cursor=args.get("cursor"), limit=args.get("limit", default))
+    return {"channel": _channel_label(channel), key: view(ctx, page.rows), "next_cursor": page.next_cursor}
+
+
 def list_channel_members(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     """The members of a channel, a page at a time."""
-    channel = find_channel(ctx, args["channel"])
-    page = conversations.list_members(ctx, channel, cursor=args.get("cursor"), limit=args.get("limit", 50))
-    return {
-        "channel": _channel_label(channel),
-        "members": _people(ctx, (row["user"] for row in page.rows)),
-        "next_cursor": page.next_cursor,
-    }
+
+    def members(ctx: CallContext, rows: list[Row]) -> list[dict[str, Any]]:
+        return _people(ctx, (row["user"] for row in rows))
+
+    return _channel_page(ctx, args, "members", 50, conversations.list_members, members)
 
 
 def _channel_name(text: str) -> str:
@@ -325,11 +347,25 @@ def join_channel(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     return _changed(ctx, channel, joined, f"Joined #{name}." if joined else f"Already in #{name}.")
 
 
-def leave_channel(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
-    """The bot leaves a channel."""
-    channel = find_channel(ctx, args["channel"])
-    conversations.leave(ctx, channel)
-    return _changed(ctx, channel, True, f"Left #{_channel_label(channel)}.")
+def _channel_action(act: Callable[[CallContext, Row], Any], done: str, doc: str) -> Handler:
+    """A handler doing ``act`` to the channel named, then answering with it.
+
+    Args:
+        act: The service call, ``(ctx, channel)``; it raises if it cannot be done.
+        done: What it did, in words, with ``{}`` for the channel's name.
+        doc: The handler's docstring.
+    """
+
+    def handle(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+        channel = find_channel(ctx, args["channel"])
+        act(ctx, channel)
+        return _changed(ctx, channel, True, done.format(f"#{_channel_label(channel)}"))
+
+    handle.__doc__ = doc
+    return handle
+
+
+leave_channel = _channel_action(conversations.leave, "Left {}.", "The bot leaves a channel.")
 
 
 def invite_to_channel(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -353,18 +389,12 @@ def remove_from_channel(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any
     return {**_changed(ctx, channel, True, detail), "removed": person(user)}
 
 
-def archive_channel(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
-    """Archive a channel the bot is in."""
-    channel = find_channel(ctx, args["channel"])
-    conversations.archive(ctx, channel)
-    return _changed(ctx, channel, True, f"Archived #{_channel_label(channel)}: it is read-only now.")
-
-
-def unarchive_channel(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
-    """Bring an archived channel the bot is in back."""
-    channel = find_channel(ctx, args["channel"])
-    conversations.unarchive(ctx, channel)
-    return _changed(ctx, channel, True, f"Unarchived #{_channel_label(channel)}.")
+archive_channel = _channel_action(
+    conversations.archive, "Archived {}: it is read-only now.", "Archive a channel the bot is in."
+)
+unarchive_channel = _channel_action(
+    conversations.unarchive, "Unarchived {}.", "Bring an archived channel the bot is in back."
+)
 
 
 def rename_channel(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -376,7 +406,7 @@ def rename_channel(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     return _changed(ctx, channel, changed, detail)
 
 
-def _text_setter(which: str) -> Callable[[CallContext, dict[str, Any]], dict[str, Any]]:
+def _text_setter(which: str) -> Handler:
     """A handler setting a channel's topic or purpose (``which``)."""
 
     def handle(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -422,13 +452,7 @@ def send_direct_message(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any
 
 def read_channel(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     """A channel's messages, newest first (thread replies stay in their threads)."""
-    channel = find_channel(ctx, args["channel"])
-    page = messages.history(ctx, channel, cursor=args.get("cursor"), limit=args.get("limit", 20))
-    return {
-        "channel": _channel_label(channel),
-        "messages": message_views(ctx, page.rows),
-        "next_cursor": page.next_cursor,
-    }
+    return _channel_page(ctx, args, "messages", 20, messages.history, message_views)
 
 
 #: The most messages a thread answer holds (Slack's largest page).
@@ -536,10 +560,52 @@ _RETURNS = (
 )
 
 
-def _channel_tool(name: str, description: str, handler: Any) -> Tool:
+def _channel_tool(name: str, description: str, handler: Handler) -> Tool:
     """A tool taking only a channel and answering with it."""
     arguments = obj({"channel": _CHANNEL}, required=["channel"])
     return Tool(name, description + _RETURNS, arguments, CHANNEL_CHANGE, _W, handler)
+
+
+def _channel_page_tool(
+    name: str, description: str, key: str, item: dict[str, Any], limit: dict[str, Any], handler: Handler
+) -> Tool:
+    """A tool reading a channel's list a page at a time: ``{channel, <key>, next_cursor}``."""
+    return Tool(
+        name,
+        f"{description} Returns {{channel, {key}, next_cursor}}. Errors: {_NOT_FOUND}.",
+        obj({"channel": _CHANNEL, "limit": limit, "cursor": _CURSOR}, required=["channel"]),
+        obj(
+            {"channel": _STR, key: {"type": "array", "items": item}, "next_cursor": _NEXT},
+            required=["channel", key, "next_cursor"],
+        ),
+        _R,
+        handler,
+    )
+
+
+def _text_tool(which: str, what: str) -> Tool:
+    """The tool setting a channel's topic or purpose (``which``); ``what`` says what it is for."""
+    return Tool(
+        f"set_channel_{which}",
+        f"Set the {which} of a channel the bot is in ({what}). At most 250 characters. Errors: "
+        f"{_CHANNEL_ERRORS}; is_archived, too_long." + _RETURNS,
+        obj(
+            {"channel": _CHANNEL, which: string(f"The new {which} (empty clears it).", 500)},
+            required=["channel", which],
+        ),
+        CHANNEL_CHANGE,
+        _W,
+        _text_setter(which),
+    )
+
+
+def _reaction_tool(name: str, description: str, handler: Handler) -> Tool:
+    """A tool taking a message (channel and ts) and an emoji, answering with the message."""
+    arguments = obj(
+        {"channel": _CHANNEL, "ts": _TS, "emoji": string("The emoji's name, with or without colons.", 100)},
+        required=["channel", "ts", "emoji"],
+    )
+    return Tool(name, description, arguments, MESSAGE_IN, _W, handler)
 
 
 def build_typed_surface() -> Surface:
@@ -618,19 +684,12 @@ def build_typed_surface() -> Surface:
                 _R,
                 get_channel,
             ),
-            Tool(
+            _channel_page_tool(
                 "list_channel_members",
-                "List the people in a channel the bot can see. Returns {channel, members, next_cursor}. "
-                f"Errors: {_NOT_FOUND}.",
-                obj(
-                    {"channel": _CHANNEL, "limit": _limit(50, 200), "cursor": _CURSOR},
-                    required=["channel"],
-                ),
-                obj(
-                    {"channel": _STR, "members": {"type": "array", "items": PERSON}, **paging},
-                    required=["channel", "members", "next_cursor"],
-                ),
-                _R,
+                "List the people in a channel the bot can see.",
+                "members",
+                PERSON,
+                _limit(50, 200),
                 list_channel_members,
             ),
             Tool(
@@ -737,31 +796,8 @@ def build_typed_surface() -> Surface:
                 _W,
                 rename_channel,
             ),
-            Tool(
-                "set_channel_topic",
-                "Set the topic of a channel the bot is in (what is going on now; shown at the top of the "
-                f"channel). At most 250 characters. Errors: {_CHANNEL_ERRORS}; is_archived, too_long."
-                + _RETURNS,
-                obj(
-                    {"channel": _CHANNEL, "topic": string("The new topic (empty clears it).", 500)},
-                    required=["channel", "topic"],
-                ),
-                CHANNEL_CHANGE,
-                _W,
-                _text_setter("topic"),
-            ),
-            Tool(
-                "set_channel_purpose",
-                "Set the purpose of a channel the bot is in (what the channel is for). At most 250 "
-                f"characters. Errors: {_CHANNEL_ERRORS}; is_archived, too_long." + _RETURNS,
-                obj(
-                    {"channel": _CHANNEL, "purpose": string("The new purpose (empty clears it).", 500)},
-                    required=["channel", "purpose"],
-                ),
-                CHANNEL_CHANGE,
-                _W,
-                _text_setter("purpose"),
-            ),
+            _text_tool("topic", "what is going on now; shown at the top of the channel"),
+            _text_tool("purpose", "what the channel is for"),
             # -- messages
             Tool(
                 "post_message",
@@ -798,21 +834,14 @@ def build_typed_surface() -> Surface:
                 _W,
                 send_direct_message,
             ),
-            Tool(
+            _channel_page_tool(
                 "read_channel",
                 "Read a channel's messages, newest first (a public channel needs no membership). Thread "
                 "replies are not included: a message with reply_count > 0 has a thread, read it with "
-                f"read_thread. Returns {{channel, messages, next_cursor}}. Errors: "
-                f"{_NOT_FOUND}.",
-                obj(
-                    {"channel": _CHANNEL, "limit": _limit(20, 100), "cursor": _CURSOR},
-                    required=["channel"],
-                ),
-                obj(
-                    {"channel": _STR, "messages": {"type": "array", "items": MESSAGE}, **paging},
-                    required=["channel", "messages", "next_cursor"],
-                ),
-                _R,
+                "read_thread.",
+                "messages",
+                MESSAGE,
+                _limit(20, 100),
                 read_channel,
             ),
             Tool(
@@ -854,39 +883,19 @@ def build_typed_surface() -> Surface:
                 _W,
                 delete_message,
             ),
-            Tool(
+            _reaction_tool(
                 "add_reaction",
                 "React to a message with an emoji as the bot (e.g. white_check_mark or "
                 ":white_check_mark:, eyes). Returns the message with its reactions. Errors: "
                 f"{_NOT_FOUND}; message_not_found, already_reacted, invalid_name "
                 "(not an emoji name).",
-                obj(
-                    {
-                        "channel": _CHANNEL,
-                        "ts": _TS,
-                        "emoji": string("The emoji's name, with or without colons.", 100),
-                    },
-                    required=["channel", "ts", "emoji"],
-                ),
-                MESSAGE_IN,
-                _W,
                 add_reaction,
             ),
-            Tool(
+            _reaction_tool(
                 "remove_reaction",
                 "Take back one of the bot's reactions to a message. Errors: "
                 f"{_NOT_FOUND}; message_not_found, no_reaction (the bot did not react "
                 "with that emoji).",
-                obj(
-                    {
-                        "channel": _CHANNEL,
-                        "ts": _TS,
-                        "emoji": string("The emoji's name, with or without colons.", 100),
-                    },
-                    required=["channel", "ts", "emoji"],
-                ),
-                MESSAGE_IN,
-                _W,
                 remove_reaction,
             ),
             # -- user groups

@@ -449,7 +449,4 @@ def build_chat_world(build: WorldBuild) -> None:
     plan.add("channel_member", _membership_rows(plan))
     _plan_messages(plan)
     _plan_usergroups(plan)
-    for table in build.store.catalog:
-        rows = plan.rows.get(table)
-        if rows:
-            build.insert_many(table, rows)
+    build.insert_planned(plan.rows)

@@ -4,7 +4,8 @@ Okta's description (``okta-management-<version>.noExamples.yaml`` beside this fi
 2.3 MB of YAML and takes seconds to parse, so the package never reads it. This script, run by
 hand whenever a YAML here is replaced or the selection below changes, writes for each one
 ``okta-<version>.derived.openapi.json``: the same OpenAPI 3.0.3 document cut down to what the
-identity mock serves and reads. It needs PyYAML (``pip install pyyaml``)::
+identity mock serves and reads. It needs PyYAML (``pip install pyyaml``) and the package installed
+(its plumbing, shared with the other systems' scripts, is ``enterprise_envs.mocks._core.derive``)::
 
     python mocks/identity/spec/derive.py          # rewrite every derived document
     python mocks/identity/spec/derive.py --check  # exit 1 if one differs from its YAML
@@ -29,13 +30,13 @@ name-keyed maps are never cut.
 
 from __future__ import annotations
 
-import argparse
-import json
 import re
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from enterprise_envs.mocks._core.derive import Derived, derived_text, refs, write_or_check
 
 HERE = Path(__file__).resolve().parent
 
@@ -204,18 +205,6 @@ def selected_paths(document: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     return kept
 
 
-def _refs(node: Any) -> Iterator[str]:
-    if isinstance(node, Mapping):
-        for key, value in node.items():
-            if key == "$ref" and isinstance(value, str):
-                yield value
-            else:
-                yield from _refs(value)
-    elif isinstance(node, list):
-        for item in node:
-            yield from _refs(item)
-
-
 def _component(document: Mapping[str, Any], ref: str) -> tuple[str, str]:
     """(kind, name) of a ``#/components/<kind>/<name>`` reference the document holds."""
     parts = ref.split("/")
@@ -230,13 +219,13 @@ def _component(document: Mapping[str, Any], ref: str) -> tuple[str, str]:
 def used_components(document: Mapping[str, Any], roots: Iterable[Any]) -> dict[str, set[str]]:
     """Kind -> names of every component the roots refer to, followed transitively."""
     used: dict[str, set[str]] = {}
-    pending = [ref for root in roots for ref in _refs(root)]
+    pending = [ref for root in roots for ref in refs(root)]
     while pending:
         kind, name = _component(document, pending.pop())
         if name in used.setdefault(kind, set()):
             continue
         used[kind].add(name)
-        pending.extend(_refs(document["components"][kind][name]))
+        pending.extend(refs(document["components"][kind][name]))
     return used
 
 
@@ -279,11 +268,6 @@ def derive(document: Mapping[str, Any], source_name: str) -> dict[str, Any]:
     return derived
 
 
-def derived_text(derived: Mapping[str, Any]) -> str:
-    """The derived document as written to disk (stable bytes: the test compares them)."""
-    return json.dumps(derived, indent=1, ensure_ascii=False) + "\n"
-
-
 def derived_path(version: str, folder: Path = HERE) -> Path:
     """Where the derived document of a release is written."""
     return folder / f"okta-{version}.derived.openapi.json"
@@ -310,29 +294,19 @@ def derive_file(source: Path) -> str:
     return derived_text(derive(document, source.name))
 
 
-def main(argv: list[str] | None = None, folder: Path = HERE) -> int:
+def main(argv: Sequence[str] | None = None, folder: Path = HERE) -> int:
     """Write (or, with ``--check``, compare) every derived document; returns the exit status.
 
     Args:
         argv: Command-line arguments (default: the process's).
         folder: Where the YAML files are and the derived documents go.
     """
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="compare instead of writing")
-    args = parser.parse_args(argv)
-    differ = []
-    for version, source in sources(folder).items():
-        text = derive_file(source)
-        target = derived_path(version, folder)
-        if args.check:
-            if not target.exists() or target.read_text(encoding="utf-8") != text:
-                differ.append(target.name)
-            continue
-        target.write_text(text, encoding="utf-8")
-        print(f"{target.name}: {len(text.encode('utf-8')):,} bytes from {source.name}")
-    for name in differ:
-        print(f"{name} differs from what derive.py makes of its YAML", file=sys.stderr)
-    return 1 if differ else 0
+
+    def derived() -> Iterable[Derived]:
+        for version, source in sources(folder).items():
+            yield Derived(derived_path(version, folder), derive_file(source), source.name)
+
+    return write_or_check(argv, __doc__.splitlines()[0], derived)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,16 @@ from urllib.parse import urlencode
 from enterprise_envs.mocks._core.backend import CallContext
 from enterprise_envs.mocks._core.errors import ToolError
 from enterprise_envs.mocks._core.store import Row, like_clause, like_literal
-from enterprise_envs.mocks._core.tools import Response, Surface, Tool, ToolKind, obj, string, wait_tool
+from enterprise_envs.mocks._core.tools import (
+    Response,
+    Surface,
+    Tool,
+    ToolKind,
+    full_response,
+    obj,
+    string,
+    wait_tool,
+)
 from enterprise_envs.mocks.identity import render
 from enterprise_envs.mocks.identity.access import ROLE_LABELS
 from enterprise_envs.mocks.identity.errors import invalid_parameter
@@ -162,19 +171,6 @@ RESET = {"type": "object", "properties": {"resetPasswordUrl": _STR}}
 EMPTY = {"type": "object", "maxProperties": 0}
 
 
-def _full(body: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The full response's schema, with ``body`` (None: no body, a 204)."""
-    return {
-        "type": "object",
-        "required": ["status", "headers", "body"],
-        "properties": {
-            "status": {"type": "integer"},
-            "headers": {"type": "object", "additionalProperties": {"type": "string"}},
-            "body": dict(body) if body is not None else {"type": "null"},
-        },
-    }
-
-
 def _list(item: Mapping[str, Any]) -> dict[str, Any]:
     return {"type": "array", "items": dict(item)}
 
@@ -260,7 +256,7 @@ def _tool(
         name,
         description,
         obj(properties, required=required),
-        _full(body),
+        full_response(body),
         kind,
         _with_rate_headers(bucket, handler),
     )

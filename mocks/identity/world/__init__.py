@@ -51,7 +51,4 @@ def build_identity_world(build: WorldBuild) -> None:
     build_apps(plan)
     build_factors(plan)
     build_events(plan)
-    for table in build.store.catalog:
-        rows = plan.rows.get(table)
-        if rows:
-            build.insert_many(table, rows)
+    build.insert_planned(plan.rows)

@@ -12,7 +12,16 @@ from typing import Any
 from urllib.parse import urlencode
 
 from enterprise_envs.mocks._core.backend import CallContext
-from enterprise_envs.mocks._core.tools import Response, Surface, Tool, ToolKind, obj, string, wait_tool
+from enterprise_envs.mocks._core.tools import (
+    Response,
+    Surface,
+    Tool,
+    ToolKind,
+    full_response,
+    obj,
+    string,
+    wait_tool,
+)
 from enterprise_envs.mocks.itsm.errors import bad_request, record_not_found
 from enterprise_envs.mocks.itsm.query import FieldInfo, QueryError, compile_query
 from enterprise_envs.mocks.itsm.render import RecordRenderer
@@ -85,16 +94,8 @@ _VALUES = {
 @cache
 def _response_schema(body_ref: str) -> dict[str, Any]:
     """Output schema: the full response with a body from the spec's components."""
-    return {
-        "type": "object",
-        "required": ["status", "headers", "body"],
-        "properties": {
-            "status": {"type": "integer"},
-            "headers": {"type": "object", "additionalProperties": {"type": "string"}},
-            "body": {"$ref": f"#/$defs/{body_ref}"} if body_ref else {"type": "null"},
-        },
-        "$defs": json_schema_defs(),
-    }
+    body = {"$ref": f"#/$defs/{body_ref}"} if body_ref else None
+    return {**full_response(body), "$defs": json_schema_defs()}
 
 
 # -- handlers ---------------------------------------------------------------------------------

@@ -72,12 +72,4 @@ def build_itsm_world(build: WorldBuild) -> None:
     build_problems(world)
     build_incidents(world)
     build_requests(world)
-    _insert_all(world)
-
-
-def _insert_all(world: World) -> None:
-    """Write the planned rows, one bulk insert per table, in catalog order."""
-    for table in world.build.store.catalog:
-        rows = world.rows.get(table)
-        if rows:
-            world.build.insert_many(table, rows)
+    world.build.insert_planned(world.rows)

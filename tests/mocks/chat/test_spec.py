@@ -10,10 +10,11 @@ import importlib.util
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+
+from tests.mocks.helpers import load_script
 
 
 def _package_folder() -> Path:
@@ -24,17 +25,7 @@ def _package_folder() -> Path:
 
 PACKAGE = _package_folder()
 SPEC = PACKAGE / "spec"
-
-
-def _derive_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("chat_spec_derive", SPEC / "derive.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-DERIVE = _derive_module()
+DERIVE = load_script(SPEC / "derive.py", "chat_spec_derive")
 DERIVED_TEXT = (SPEC / DERIVE.DERIVED_FILE).read_text(encoding="utf-8")
 DOCUMENT: dict[str, Any] = json.loads(DERIVED_TEXT)
 

@@ -6,13 +6,9 @@ Every test reads a real built database (the serialized snapshot, deserialized in
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import re
 import sqlite3
-import subprocess
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -23,21 +19,7 @@ from enterprise_envs.mocks.chat import CHAT, CHAT_EPOCH
 from enterprise_envs.mocks.chat.conventions import BOT_HANDLE, ID_PATTERN, OWNER_HANDLE, TS_PATTERN, handle_of
 from enterprise_envs.mocks.chat.world import SIZES, bank, team_channel_name
 from enterprise_envs.mocks.itsm import ITSM
-
-ROOT = Path(__file__).resolve().parents[3]
-_DIGEST_SCRIPT = (
-    "import hashlib\n"
-    "from enterprise_envs.mocks._core.snapshot import build_snapshot\n"
-    "from enterprise_envs.mocks.chat import CHAT\n"
-    "print(hashlib.sha256(build_snapshot(CHAT, 'tiny', 3).data).hexdigest(), end='')\n"
-)
-
-
-def _open(snapshot: WorldSnapshot) -> sqlite3.Connection:
-    conn = sqlite3.connect(":memory:")
-    conn.deserialize(snapshot.data)
-    conn.row_factory = sqlite3.Row
-    return conn
+from tests.mocks.helpers import digest, digest_in_another_process, open_snapshot
 
 
 @pytest.fixture(scope="module")
@@ -47,23 +29,15 @@ def tiny() -> WorldSnapshot:
 
 @pytest.fixture
 def db(tiny: WorldSnapshot) -> Iterator[sqlite3.Connection]:
-    conn = _open(tiny)
+    conn = open_snapshot(tiny)
     yield conn
     conn.close()
 
 
 def test_same_seed_same_bytes_in_another_process(tiny: WorldSnapshot) -> None:
-    here = hashlib.sha256(tiny.data).hexdigest()
-    there = subprocess.run(
-        [sys.executable, "-c", _DIGEST_SCRIPT],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=ROOT,
-        timeout=120,
-    ).stdout
-    assert there == here
-    assert hashlib.sha256(build_snapshot(CHAT, "tiny", 4).data).hexdigest() != here
+    here = digest(tiny)
+    assert digest_in_another_process("enterprise_envs.mocks.chat", "CHAT", "tiny", 3) == here
+    assert digest(build_snapshot(CHAT, "tiny", 4)) != here
 
 
 def test_people_bot_owner_and_leavers(db: sqlite3.Connection) -> None:

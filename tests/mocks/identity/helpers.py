@@ -1,10 +1,12 @@
-"""Shared by the identity tests: live backends and who acts, rows by status, snapshots, the captures."""
+"""Shared by the identity tests: who acts, rows by status, the captures.
+
+The helpers of every system's tests (live backends, calls, snapshots) are ``tests/mocks/helpers.py``.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import sqlite3
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -14,11 +16,33 @@ import pytest
 
 import enterprise_envs.mocks.identity as identity_package
 from enterprise_envs.mocks._core.access import Identity
-from enterprise_envs.mocks._core.backend import Backend, CallResult
-from enterprise_envs.mocks._core.snapshot import WorldSnapshot
+from enterprise_envs.mocks._core.backend import Backend
 from enterprise_envs.mocks._core.system import System
 from enterprise_envs.mocks._core.tools import Surface, wait_tool
 from enterprise_envs.mocks.identity import IDENTITY, identity_of
+from tests.mocks.helpers import as_named as as_login
+from tests.mocks.helpers import as_setup, changed, fresh, rest, typed
+
+__all__ = [
+    "OBSERVED",
+    "ORDINARY",
+    "SPEC",
+    "Exchange",
+    "admin_user",
+    "as_login",
+    "as_setup",
+    "as_user_row",
+    "captured_exchanges",
+    "changed",
+    "events",
+    "fresh",
+    "group_named",
+    "ordinary_user",
+    "rest",
+    "typed",
+    "user_where",
+    "with_wait_surface",
+]
 
 #: The identity package's sources, where the package is (a checkout or an install).
 SPEC = Path(identity_package.__file__).parent / "spec"
@@ -32,14 +56,6 @@ def with_wait_surface(system: System = IDENTITY) -> System:
     makes a backend per system on one surface name).
     """
     return dataclasses.replace(system, surfaces={"typed": lambda: Surface("typed", [wait_tool()])})
-
-
-def open_snapshot(snapshot: WorldSnapshot) -> sqlite3.Connection:
-    """A built world as a connection of its own, rows readable by column name."""
-    conn = sqlite3.connect(":memory:")
-    conn.deserialize(snapshot.data)
-    conn.row_factory = sqlite3.Row
-    return conn
 
 
 @dataclass(frozen=True)
@@ -80,13 +96,6 @@ ORDINARY = """userType = 'Employee'
     )"""
 
 
-def fresh(backend: Backend, episode_seed: int = 0) -> Backend:
-    """The backend reset to its world, the change log cleared (a test's starting point)."""
-    backend.reset(episode_seed=episode_seed)
-    backend.mark_start()
-    return backend
-
-
 def user_where(backend: Backend, where: str, params: tuple = ()) -> dict[str, str]:
     """The first user (in id order) matching ``where``."""
     rows = backend.store.select("user", where, params, limit=1)
@@ -115,36 +124,9 @@ def group_named(backend: Backend, name: str) -> dict[str, str]:
     return found
 
 
-def as_login(backend: Backend, login: str) -> Identity:
-    """The identity of the user with this login (or short name)."""
-    identity = IDENTITY.user_identity(backend.store, login)
-    assert identity is not None, login
-    return identity
-
-
-def as_setup(backend: Backend) -> Identity:
-    """The super administrator scenario setup acts as."""
-    return as_login(backend, IDENTITY.setup_user)
-
-
 def as_user_row(backend: Backend, row: dict[str, str]) -> Identity:
     """The identity a user row acts as."""
     return identity_of(backend.store, row)
-
-
-def rest(backend: Backend, tool: str, identity: Identity | None = None, **arguments: Any) -> CallResult:
-    """A call on the ``rest`` surface (as the agent unless ``identity``)."""
-    return backend.call(tool, arguments, surface="rest", identity=identity)
-
-
-def typed(backend: Backend, tool: str, identity: Identity | None = None, **arguments: Any) -> CallResult:
-    """A call on the ``typed`` surface (as the agent unless ``identity``)."""
-    return backend.call(tool, arguments, surface="typed", identity=identity)
-
-
-def changed(backend: Backend) -> list[tuple[str, str, dict[str, str] | None]]:
-    """The rows the episode changed so far, in write order: (table, key, the row now, None if deleted)."""
-    return [(table, key, backend.store.get(table, key)) for table, key, _ in backend.store.changed_keys()]
 
 
 def events(backend: Backend) -> list[dict[str, str]]:

@@ -2,29 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from enterprise_envs.mocks.identity.tables import SPEC_VERSIONS, spec_document, spec_file
+from tests.mocks.helpers import load_script
 from tests.mocks.identity.helpers import SPEC
 
 PACKAGE = SPEC.parent
-
-
-def _derive_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("identity_spec_derive", SPEC / "derive.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-DERIVE = _derive_module()
+DERIVE = load_script(SPEC / "derive.py", "identity_spec_derive")
 
 
 def test_the_sources_ship_with_their_licenses() -> None:

@@ -6,17 +6,12 @@ Every test reads a real built database (the serialized snapshot, deserialized in
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
-import os
 import re
 import sqlite3
-import subprocess
-import sys
 from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 
@@ -42,9 +37,9 @@ from enterprise_envs.mocks.identity.conventions import (
 )
 from enterprise_envs.mocks.identity.world import SIZES
 from enterprise_envs.mocks.itsm import ITSM
-from tests.mocks.identity.helpers import open_snapshot, with_wait_surface
+from tests.mocks.helpers import digest, digest_in_another_process, open_snapshot
+from tests.mocks.identity.helpers import with_wait_surface
 
-ROOT = Path(__file__).resolve().parents[3]
 STATUSES = (
     "ACTIVE",
     "LOCKED_OUT",
@@ -54,12 +49,6 @@ STATUSES = (
     "PROVISIONED",
     "STAGED",
     "DEPROVISIONED",
-)
-_DIGEST_SCRIPT = (
-    "import hashlib\n"
-    "from enterprise_envs.mocks._core.snapshot import build_snapshot\n"
-    "from enterprise_envs.mocks.identity import IDENTITY\n"
-    "print(hashlib.sha256(build_snapshot(IDENTITY, 'tiny', 0).data).hexdigest(), end='')\n"
 )
 
 
@@ -111,11 +100,8 @@ def test_a_seed_gives_the_same_bytes_in_this_process(tiny: WorldSnapshot) -> Non
 
 @pytest.mark.parametrize("hash_seed", ["0", "4242"])
 def test_world_bytes_do_not_depend_on_the_process(tiny: WorldSnapshot, hash_seed: str) -> None:
-    env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-    result = subprocess.run(
-        [sys.executable, "-c", _DIGEST_SCRIPT], cwd=ROOT, env=env, capture_output=True, text=True, check=True
-    )
-    assert result.stdout == hashlib.sha256(tiny.data).hexdigest()
+    there = digest_in_another_process("enterprise_envs.mocks.identity", "IDENTITY", "tiny", 0, hash_seed)
+    assert there == digest(tiny)
 
 
 # -- sizes and spread -------------------------------------------------------------------------

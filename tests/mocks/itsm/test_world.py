@@ -5,12 +5,8 @@ Every test queries a real built database (the serialized snapshot, deserialized 
 
 from __future__ import annotations
 
-import hashlib
-import os
 import re
 import sqlite3
-import subprocess
-import sys
 from collections import Counter
 from collections.abc import Iterator
 from datetime import timedelta
@@ -32,6 +28,7 @@ from enterprise_envs.mocks.itsm.services.catalog import (
 from enterprise_envs.mocks.itsm.tables import behaviour_rules, itsm_catalog
 from enterprise_envs.mocks.itsm.world import ADMIN_USER_NAME, AGENT_USER_NAME, PLANNED_FIELDS, SIZES
 from enterprise_envs.mocks.itsm.world_data import CALLER_REPLY_TEMPLATES, COMMENT_TEMPLATES
+from tests.mocks.helpers import digest, digest_in_another_process, open_snapshot
 
 SYS_ID = re.compile(r"^[0-9a-f]{32}$")
 NUMBER = re.compile(r"^(INC|PRB|CHG|REQ|RITM|KB)\d{7}$")
@@ -43,13 +40,6 @@ CATALOG = itsm_catalog()
 CAB = "Change Advisory Board"
 
 
-def _open(snapshot: WorldSnapshot) -> sqlite3.Connection:
-    conn = sqlite3.connect(":memory:")
-    conn.deserialize(snapshot.data)
-    conn.row_factory = sqlite3.Row
-    return conn
-
-
 @pytest.fixture(scope="module")
 def tiny() -> WorldSnapshot:
     return build_snapshot(ITSM, "tiny", 0)
@@ -57,7 +47,7 @@ def tiny() -> WorldSnapshot:
 
 @pytest.fixture
 def db(tiny: WorldSnapshot) -> Iterator[sqlite3.Connection]:
-    conn = _open(tiny)
+    conn = open_snapshot(tiny)
     yield conn
     conn.close()
 
@@ -88,28 +78,16 @@ def test_same_seed_gives_identical_bytes(tiny: WorldSnapshot) -> None:
     assert build_snapshot(ITSM, "tiny", 0).data == tiny.data
 
 
-_DIGEST_SCRIPT = """
-import hashlib, sys
-from enterprise_envs.mocks._core.snapshot import build_snapshot
-from enterprise_envs.mocks.itsm import ITSM
-sys.stdout.write(hashlib.sha256(build_snapshot(ITSM, "tiny", 0).data).hexdigest())
-"""
-
-
 @pytest.mark.parametrize("hash_seed", ["1", "12345"])
 def test_world_bytes_do_not_depend_on_the_process(tiny: WorldSnapshot, hash_seed: str) -> None:
     # Another process with another PYTHONHASHSEED must build the same database, byte for byte
     # (no set-order leaks in rows, schema or index order).
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-    env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-    result = subprocess.run(
-        [sys.executable, "-c", _DIGEST_SCRIPT], cwd=root, env=env, capture_output=True, text=True, check=True
-    )
-    assert result.stdout == hashlib.sha256(tiny.data).hexdigest()
+    there = digest_in_another_process("enterprise_envs.mocks.itsm", "ITSM", "tiny", 0, hash_seed)
+    assert there == digest(tiny)
 
 
 def test_different_seeds_give_different_worlds(tiny: WorldSnapshot) -> None:
-    mine, other = _open(tiny), _open(build_snapshot(ITSM, "tiny", 1))
+    mine, other = open_snapshot(tiny), open_snapshot(build_snapshot(ITSM, "tiny", 1))
     for sql in (
         "SELECT name FROM sys_user ORDER BY user_name",
         "SELECT sys_id FROM incident ORDER BY number",
@@ -520,7 +498,7 @@ def default() -> WorldSnapshot:
 
 def test_default_world_stays_small_and_consistent(default: WorldSnapshot) -> None:
     assert default.nbytes < 1_500_000
-    conn = _open(default)
+    conn = open_snapshot(default)
     assert count(conn, "SELECT COUNT(*) FROM incident") == SIZES["default"]["incidents"]
     assert count(conn, "SELECT COUNT(*) FROM sys_journal_field") > SIZES["default"]["incidents"] // 2
     matrix = RULES["incident"]["priority"]["matrix"]
@@ -530,7 +508,7 @@ def test_default_world_stays_small_and_consistent(default: WorldSnapshot) -> Non
 
 
 def test_default_world_follows_the_service_rules(default: WorldSnapshot) -> None:
-    conn = _open(default)
+    conn = open_snapshot(default)
     seen = check_change_approvals(conn)
     assert {shape for _, _, shape in seen} >= {("approved", "approved"), (None, "approved")}
     assert any(kind == "standard" and state not in ("-5", "4") for kind, state, _ in seen)
