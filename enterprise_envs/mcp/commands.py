@@ -3,7 +3,9 @@
 ``serve`` runs an MCP server: a system's tools over one seeded world per client, or, with
 ``--scenario``, episodes of a scenario (its tools plus ``send_message_to_user`` and
 ``end_conversation``), or, with ``--suite``, episodes of any scenario of a suite (each with its
-own world's tools). ``verify`` asks a running server's control plane for an episode's verdict.
+own world's tools). With ``--transport rest`` it serves a system as its vendor's own REST API
+instead (``enterprise_envs/rest/``), on the same hub and control plane. ``verify`` asks a
+running server's control plane for an episode's verdict.
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ def add_serve_commands(subparsers: Any) -> None:
     """
     serve = subparsers.add_parser(
         "serve",
-        help="serve a mocked system (or a scenario's or a suite's episodes) over MCP, on stdio or HTTP",
+        help="serve a mocked system (or a scenario's or a suite's episodes) over MCP, on stdio or HTTP, "
+        "or a system as its vendor's REST API",
         description=(
             "World mode (`serve itsm`): the system's tools, each client acting on its own seeded "
             "world. Episode mode (`serve --scenario ID --seed S`): one scenario instance per "
@@ -41,7 +44,8 @@ def add_serve_commands(subparsers: Any) -> None:
             "Workplace-v0 --seed S`): episodes of any scenario of the suite, each listing its own "
             "world's tools (`itsm_...`, `identity_...` when it holds several systems); without a "
             "scenario the seed draws one as gymnasium.make(SUITE).reset(seed=S) does (over stdio: "
-            "the one episode played)."
+            "the one episode played). `--transport rest` (world mode): the system as its vendor's own "
+            "HTTP API, for the vendor's own client library (see docs/rest.md)."
         ),
     )
     serve.add_argument(
@@ -51,7 +55,10 @@ def add_serve_commands(subparsers: Any) -> None:
         help="system to serve, e.g. itsm (implied by --scenario; none with --suite)",
     )
     serve.add_argument(
-        "--surface", choices=["typed", "rest"], default="typed", help="tool surface (default typed)"
+        "--surface",
+        choices=["typed", "rest"],
+        default=None,
+        help="tool surface (default typed; --transport rest serves the API's own, rest)",
     )
     serve.add_argument(
         "--size",
@@ -84,7 +91,12 @@ def add_serve_commands(subparsers: Any) -> None:
     serve.add_argument(
         "--faults", default="scenario", help="episode mode: scenario | off | a JSON fault config"
     )
-    serve.add_argument("--transport", choices=["stdio", "http"], default="stdio", help="default stdio")
+    serve.add_argument(
+        "--transport",
+        choices=["stdio", "http", "rest"],
+        default="stdio",
+        help="stdio or http: MCP; rest: the vendor's own REST API over HTTP (default stdio)",
+    )
     serve.add_argument("--host", default="127.0.0.1", help="HTTP interface (default loopback)")
     serve.add_argument(
         "--port", type=int, default=DEFAULT_PORT, help=f"HTTP port (default {DEFAULT_PORT}; 0: any)"
@@ -183,6 +195,18 @@ def run_serve(args: argparse.Namespace) -> int:
         unknown = [name for name in world_systems(system) if name not in registry.systems()]
         if unknown or (not episodes and len(world_systems(system)) > 1):
             return _fail(f"unknown system {system!r} (have {', '.join(sorted(registry.systems()))})")
+    if args.transport == "rest":
+        if episodes:
+            return _fail("--transport rest serves a system's worlds; episodes over REST are not served yet")
+        assert system is not None
+        try:
+            api = registry.systems()[system].http_api()
+        except KeyError as error:
+            return _fail(str(error).strip("'\""))
+        if args.surface not in (None, api.surface):
+            return _fail(f"{system}'s REST API is served on its {api.surface} surface, not {args.surface}")
+        args.surface = api.surface
+    args.surface = args.surface or "typed"
     if args.verdict_out and (not episodes or args.transport != "stdio"):
         return _fail("--verdict-out is for stdio episode mode (--scenario or --suite, --transport stdio)")
     try:
@@ -218,6 +242,9 @@ def run_serve(args: argparse.Namespace) -> int:
     try:
         if args.transport == "stdio":
             return _serve_stdio(hub, system, args.surface, episodes, args.verdict_out, suite)
+        if args.transport == "rest":
+            assert system is not None
+            return _serve_rest(hub, system, args)
         return _serve_http(hub, system, args, episodes, suite)
     finally:
         hub.close()
@@ -268,23 +295,16 @@ async def _run_stdio(server: Any) -> None:
 def _serve_http(
     hub: Any, system: str | None, args: argparse.Namespace, episodes: bool, suite: str | None
 ) -> int:
-    from enterprise_envs.mcp.app import TOKENS_ENV, create_app, parse_tokens, run_http, tokens_from_env
+    from enterprise_envs.mcp.app import create_app
 
     try:
-        tokens = {**tokens_from_env(), **parse_tokens(args.token)}
+        tokens, generated = _tokens(args)
     except ValueError as error:
         return _fail(str(error))
-    generated = None
-    if not tokens:
-        generated = secrets.token_urlsafe(24)
-        tokens = {generated: "default"}
     path = args.path if args.path.startswith("/") else "/" + args.path
-    if not episodes:  # build the world snapshot now, not on the first client's call
-        from enterprise_envs import registry
-        from enterprise_envs.mocks._core.snapshot import get_snapshot
-
+    if not episodes:
         assert system is not None
-        get_snapshot(registry.systems()[system], args.size or "default", args.seed)
+        _build_world(system, args)
     try:
         app = create_app(
             hub, system=system, surface=args.surface, episodes=episodes, tokens=tokens, path=path, suite=suite
@@ -303,6 +323,63 @@ def _serve_http(
         f"  MCP endpoint:  http://{host}:{{port}}{path}  (route with ?env=<id> or X-Env-Id)",
         f"  control plane: http://{host}:{{port}}/control/  (same bearer token)",
     ]
+    return _run(app, args, lines, tokens, generated)
+
+
+def _serve_rest(hub: Any, system: str, args: argparse.Namespace) -> int:
+    """``serve SYSTEM --transport rest``: the system's vendor API, each token on its own worlds."""
+    from enterprise_envs import registry
+    from enterprise_envs.rest import create_rest_app
+
+    try:
+        tokens, generated = _tokens(args)
+    except ValueError as error:
+        return _fail(str(error))
+    _build_world(system, args)
+    app = create_rest_app(hub, system=system, tokens=tokens)
+    api = registry.systems()[system].http_api()
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    lines = [
+        f"enterprise-envs: serving {system} as the {api.name} over HTTP (worlds)",
+        f"  API:           http://{host}:{{port}}{api.base_path}  (each token's default world; another "
+        f"env: http://{host}:{{port}}/envs/<id>{api.base_path} or X-Env-Id)",
+        f"  control plane: http://{host}:{{port}}/control/  (Authorization: Bearer <token>)",
+    ]
+    return _run(app, args, lines, tokens, generated)
+
+
+def _tokens(args: argparse.Namespace) -> tuple[dict[str, str], str | None]:
+    """The served tokens ({secret: principal}) and the secret generated if none was given.
+
+    Tokens come from ``ENTERPRISE_ENVS_TOKENS`` and ``--token``; with neither, one is generated
+    (and returned second, to be printed; None otherwise).
+
+    Raises:
+        ValueError: A malformed token spec.
+    """
+    from enterprise_envs.serving import parse_tokens, tokens_from_env
+
+    tokens = {**tokens_from_env(), **parse_tokens(args.token)}
+    if tokens:
+        return tokens, None
+    generated = secrets.token_urlsafe(24)
+    return {generated: "default"}, generated
+
+
+def _build_world(system: str, args: argparse.Namespace) -> None:
+    """Build the served world's snapshot now, not on the first client's call."""
+    from enterprise_envs import registry
+    from enterprise_envs.mocks._core.snapshot import get_snapshot
+
+    get_snapshot(registry.systems()[system], args.size or "default", args.seed)
+
+
+def _run(
+    app: Any, args: argparse.Namespace, lines: list[str], tokens: dict[str, str], generated: str | None
+) -> int:
+    """Serve ``app`` in the foreground under a banner naming the tokens' principals."""
+    from enterprise_envs.serving import TOKENS_ENV, run_http
+
     if generated:
         lines.append(f"  no token given ({TOKENS_ENV} or --token): generated one: {generated}")
     else:

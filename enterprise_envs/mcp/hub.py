@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from enterprise_envs.mocks._core.backend import Backend, CallResult
 from enterprise_envs.mocks._core.errors import ErrorKind
+from enterprise_envs.mocks._core.faults import FaultConfig
 from enterprise_envs.mocks._core.mcp import FULL_RESPONSE_KEYS, RouteError
 from enterprise_envs.mocks._core.world import world_key, world_systems
 
@@ -177,6 +178,18 @@ class World(Entry):
             backend.reset(world_seed=seed)
             backend.mark_start()
             self.seed = backend.world_seed
+
+    def set_faults(self, faults: FaultConfig) -> None:
+        """Inject ``faults`` into the world's calls from now on (a fresh injector and log).
+
+        Raises:
+            ValueError: The world is not the hub's (a served Gym env's faults are its scenario's).
+        """
+        if not self.owned:
+            raise ValueError(f"env {self.id!r} is a served env's world: its faults are its scenario's")
+        backend = self.backend
+        with backend.lock:
+            backend.set_faults(faults)
 
     def backends(self) -> list[Backend]:
         """The world's database (none when it is a served env's: its env owns it)."""

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
-from enterprise_envs.mcp.app import HttpServer, create_app
+from enterprise_envs.mcp.app import create_app
 from enterprise_envs.mcp.hub import Entry, Episode, Hub, World, check_scenario, new_id
-from enterprise_envs.mcp.servers import ENV_HEADER, ENV_PARAM
 from enterprise_envs.mocks._core.backend import Backend
 from enterprise_envs.mocks._core.world import world_key
+from enterprise_envs.serving import ENV_HEADER, ENV_PARAM, HubHttpServer
 
 
-class HubServer(HttpServer):
+class HubServer(HubHttpServer):
     """A hub served over HTTP on a background thread (MCP endpoint and control plane).
 
     Args:
@@ -46,30 +45,20 @@ class HubServer(HttpServer):
         self.suite = suite
         self.surface = surface
         self.episodes = episodes or suite is not None
-        self.tokens = dict(tokens) if tokens else {secrets.token_urlsafe(24): "harness"}
-        self.owns_hub = hub is None
-        self.hub = hub if hub is not None else Hub()
         self.path = path
-        app = create_app(
-            self.hub,
-            system=system,
-            surface=surface,
-            episodes=self.episodes,
-            tokens=self.tokens,
-            path=path,
-            suite=suite,
-        )
-        super().__init__(app, host=host, port=port)
 
-    @property
-    def token(self) -> str:
-        """The first token (the one :func:`serve_env` acts with)."""
-        return next(iter(self.tokens))
+        def make_app(hub: Hub, tokens: dict[str, str]) -> Any:
+            return create_app(
+                hub,
+                system=system,
+                surface=surface,
+                episodes=self.episodes,
+                tokens=tokens,
+                path=path,
+                suite=suite,
+            )
 
-    @property
-    def owner(self) -> str:
-        """The principal of :attr:`token`."""
-        return self.tokens[self.token]
+        super().__init__(make_app, tokens=tokens, hub=hub, host=host, port=port)
 
     @property
     def mcp_base(self) -> str:
@@ -79,12 +68,6 @@ class HubServer(HttpServer):
     def mcp_url(self, env_id: str) -> str:
         """The MCP endpoint's URL routed to ``env_id``."""
         return f"{self.mcp_base}?{ENV_PARAM}={env_id}"
-
-    def stop(self, timeout: float = 10.0) -> None:
-        """Stop serving; close the hub if the server made it."""
-        super().stop(timeout)
-        if self.owns_hub:
-            self.hub.close()
 
 
 @dataclass

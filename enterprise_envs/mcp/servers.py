@@ -43,12 +43,10 @@ from enterprise_envs.mocks._core.mcp import (
 )
 from enterprise_envs.mocks._core.system import System
 from enterprise_envs.mocks._core.world import world_key, world_systems
+from enterprise_envs.serving import ENV_HEADER, ENV_PARAM
 
 #: Where a hub-serving HTTP app keeps its hub (``app.state``).
 HUB_STATE = "enterprise_envs_hub"
-#: The query parameter and header that carry the env id.
-ENV_PARAM = "env"
-ENV_HEADER = "x-env-id"
 
 MESSAGE_TOOL = "send_message_to_user"
 END_TOOL = "end_conversation"

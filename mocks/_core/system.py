@@ -19,6 +19,7 @@ from enterprise_envs.mocks._core.store import Store
 from enterprise_envs.mocks._core.tools import Surface
 
 if TYPE_CHECKING:
+    from enterprise_envs.mocks._core.http import HttpApi
     from enterprise_envs.mocks._core.snapshot import WorldBuild
 
 #: World sizes every system offers: tiny for tests, default for training, large for benchmarks.
@@ -63,6 +64,9 @@ class System:
             names nobody): the inverse of ``user_identity``, so a World finds one person in
             each of its systems (``World.person_keys``).
         setup_user: The login scenario setup acts as unless a call names another.
+        http: Builds the vendor's own HTTP API over one of the surfaces (routes, credentials,
+            the vendor's answers; :mod:`~enterprise_envs.mocks._core.http`), for systems that
+            can be served as that API (``serve SYSTEM --transport rest``); None if it cannot.
     """
 
     name: str
@@ -83,7 +87,9 @@ class System:
     people_rank: int = 0
     person_login: Callable[[Store, str], str | None] | None = None
     setup_user: str = ""
+    http: Callable[[], HttpApi] | None = None
     _built: dict[str, Surface] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _api: list[HttpApi] = field(default_factory=list, init=False, repr=False, compare=False)
 
     def surface(self, name: str) -> Surface:
         """The named tool surface (built on first use, then shared)."""
@@ -93,3 +99,15 @@ class System:
                 raise KeyError(f"{self.name}: no surface {name!r} (have {sorted(self.surfaces)})")
             built = self._built[name] = self.surfaces[name]()
         return built
+
+    def http_api(self) -> HttpApi:
+        """The vendor's HTTP API (built on first use, then shared).
+
+        Raises:
+            KeyError: The system cannot be served as its vendor's API.
+        """
+        if not self._api:
+            if self.http is None:
+                raise KeyError(f"{self.name}: no HTTP API (it is served over MCP only)")
+            self._api.append(self.http())
+        return self._api[0]

@@ -5,7 +5,8 @@ catalog (``tables.py``, from Slack's OpenAPI description derived into ``spec/``)
 (``world/``), conventions (Slack's ids, ``ts`` and words), error envelope (``errors.py``), record
 engine (``records.py``), service layer (``services/``: conversations, messages, reactions, user
 groups), surfaces (``surfaces/``: ``rest``, the Web API's methods, and ``typed``, task-level
-tools), access policy (``access.py``: a member's rights; the agent is the IT bot),
+tools), the Web API on the wire (``http.py``: ``/api/<method>``, served by ``serve chat
+--transport rest``), access policy (``access.py``: a member's rights; the agent is the IT bot),
 notifications (``notifications.py``: what a person sees) and identities.
 """
 
@@ -92,6 +93,12 @@ def _typed_surface():  # noqa: ANN202
     return build_typed_surface()
 
 
+def _http_api():  # noqa: ANN202
+    from enterprise_envs.mocks.chat.http import build_http_api
+
+    return build_http_api()
+
+
 CHAT = System(
     name="chat",
     catalog=CATALOG,
@@ -114,6 +121,7 @@ CHAT = System(
     conventions=CHAT_CONVENTIONS,
     directory=chat_directory,
     setup_user=SETUP_HANDLE,
+    http=_http_api,
 )
 
 #: The name the registry discovers a system by.

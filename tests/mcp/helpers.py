@@ -6,6 +6,7 @@ import json
 import os
 import queue
 import re
+import socket
 import subprocess
 import sys
 import threading
@@ -75,12 +76,15 @@ def payload(result: Any) -> Any:
 
 
 @contextmanager
-def serve_subprocess(*args: str, env: dict[str, str] | None = None) -> Iterator[str]:
+def serve_subprocess(
+    *args: str, env: dict[str, str] | None = None, transport: str = "http", banner: str = "MCP endpoint:"
+) -> Iterator[str]:
     """``python -m enterprise_envs.mcp serve ... --transport http --port 0`` in a subprocess.
 
-    Yields the base URL (read from the banner). The process is terminated (then killed) at the end.
+    Yields the base URL, read from the banner line starting with ``banner`` (``--transport
+    rest`` prints ``API:``). The process is terminated (then killed) at the end.
     """
-    command = [*MODULE, "serve", *args, "--transport", "http", "--host", "127.0.0.1", "--port", "0"]
+    command = [*MODULE, "serve", *args, "--transport", transport, "--host", "127.0.0.1", "--port", "0"]
     process = subprocess.Popen(
         command,
         stdin=subprocess.DEVNULL,
@@ -109,7 +113,7 @@ def serve_subprocess(*args: str, env: dict[str, str] | None = None) -> Iterator[
             except queue.Empty:
                 line = ""
             log.append(line)
-            found = re.search(r"MCP endpoint:\s+(http://[^/\s]+)/", line)
+            found = re.search(re.escape(banner) + r"\s+(http://[^/\s]+)/", line)
             if found:
                 base_url = found.group(1)
             elif line == "" or time.monotonic() > deadline:
@@ -206,3 +210,18 @@ def gym_final(scenario: str, seed: int, surface: str = "typed") -> dict[str, Any
         return play_episode(env, OracleAgent(), seed, options={"scenario": scenario})
     finally:
         env.close()
+
+
+def raw_post(base_url: str, path: str, headers: dict[str, str], body: bytes) -> int:
+    """POST with a raw socket (so the test controls framing); the response status."""
+    host, port = base_url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=TIMEOUT) as conn:
+        head = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+        conn.sendall(f"POST {path} HTTP/1.1\r\nHost: {host}\r\n{head}\r\n".encode() + body)
+        reply = b""
+        while b"\r\n" not in reply:
+            chunk = conn.recv(4096)
+            if not chunk:
+                break
+            reply += chunk
+    return int(reply.split(b" ", 2)[1])

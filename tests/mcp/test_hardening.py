@@ -6,7 +6,6 @@ Real servers on 127.0.0.1 and the official MCP SDK client, as in the other MCP t
 from __future__ import annotations
 
 import asyncio
-import socket
 import threading
 import time
 
@@ -17,7 +16,7 @@ from enterprise_envs.hostile import maximal, maximal_messages
 from enterprise_envs.mcp import Hub, HubServer, WorldDefaults
 from enterprise_envs.mcp.app import MAX_BODY_BYTES
 from enterprise_envs.mcp.hub import Quotas
-from tests.mcp.helpers import TIMEOUT, TOKEN_A, TOKEN_B, TOKENS, control, sdk_session
+from tests.mcp.helpers import TIMEOUT, TOKEN_A, TOKEN_B, TOKENS, control, raw_post, sdk_session
 
 #: A call that waits this long behind another client's work has stalled (a call costs ~2 ms).
 STALL_SECONDS = 1.0
@@ -60,33 +59,16 @@ def test_sizes_a_server_does_not_make_are_forbidden() -> None:
     server.hub.close()
 
 
-def _raw_post(base_url: str, path: str, headers: dict[str, str], body: bytes) -> int:
-    """POST with a raw socket (so the test controls framing); the response status."""
-    host, port = base_url.removeprefix("http://").split(":")
-    with socket.create_connection((host, int(port)), timeout=TIMEOUT) as conn:
-        head = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
-        conn.sendall(f"POST {path} HTTP/1.1\r\nHost: {host}\r\n{head}\r\n".encode() + body)
-        reply = b""
-        while b"\r\n" not in reply:
-            chunk = conn.recv(4096)
-            if not chunk:
-                break
-            reply += chunk
-    return int(reply.split(b" ", 2)[1])
-
-
 def test_oversized_request_bodies_get_413_and_the_server_keeps_serving(world_server: HubServer) -> None:
     auth = {"Authorization": f"Bearer {TOKEN_A}", "Content-Type": "application/json"}
     for path in ("/mcp", "/control/envs"):
         # Declared too large: refused before a byte of the body is read.
         declared = {**auth, "Content-Length": str(MAX_BODY_BYTES + 1)}
-        assert _raw_post(world_server.base_url, path, declared, b"") == 413
+        assert raw_post(world_server.base_url, path, declared, b"") == 413
         # Streamed without a length: refused once the limit is passed.
         size = MAX_BODY_BYTES + 4096
         chunked = f"{size:x}\r\n".encode() + b" " * size + b"\r\n0\r\n\r\n"
-        assert (
-            _raw_post(world_server.base_url, path, {**auth, "Transfer-Encoding": "chunked"}, chunked) == 413
-        )
+        assert raw_post(world_server.base_url, path, {**auth, "Transfer-Encoding": "chunked"}, chunked) == 413
     assert control(world_server.base_url, "GET", "/control/health")[0] == 200
     assert control(world_server.base_url, "POST", "/control/envs", {"size": "tiny"})[0] == 201
 

@@ -1,0 +1,36 @@
+"""``serve SYSTEM --transport rest``: the command, in a subprocess, with Slack's SDK as its client."""
+
+from __future__ import annotations
+
+import pytest
+from slack_sdk import WebClient
+
+from enterprise_envs.mcp.commands import main as serve_main
+from tests.mcp.helpers import TIMEOUT, control, serve_subprocess
+
+
+def test_serve_chat_over_rest_answers_slacks_sdk_and_shuts_down_cleanly() -> None:
+    with serve_subprocess(
+        "chat", "--size", "tiny", "--token", "alice=s3cret-a", transport="rest", banner="API:"
+    ) as base_url:
+        client = WebClient(token="s3cret-a", base_url=f"{base_url}/api/", timeout=int(TIMEOUT))
+        assert client.auth_test()["user"] == "it-bot"
+        status, health = control(base_url, "GET", "/control/health", token=None)
+        assert (status, health["transport"], health["system"]) == (200, "rest", "chat")
+        status, envs = control(base_url, "GET", "/control/envs", token="s3cret-a")
+        assert status == 200 and [env["env_id"] for env in envs["envs"]] == ["default"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["serve", "itsm", "--transport", "rest"], "no HTTP API"),
+        (["serve", "chat", "--transport", "rest", "--surface", "typed"], "rest surface"),
+        (["serve", "--scenario", "chat.thread_reply", "--transport", "rest"], "episodes over REST"),
+    ],
+)
+def test_what_rest_does_not_serve_yet_is_refused(
+    argv: list[str], says: str, capsys: pytest.CaptureFixture
+) -> None:
+    assert serve_main(argv) == 2
+    assert says in capsys.readouterr().err
