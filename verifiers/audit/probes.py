@@ -1143,7 +1143,10 @@ def _strangers_record(oracle: Run, ctx: ProbeContext) -> tuple[str, str, Mapping
     values = [value for action in oracle.actions() for _path, value in leaves(action.arguments)]
     named = {str(value).casefold() for value in values}
     named |= {word.casefold() for text in oracle.messages() for word in re.findall(r"[\w.@-]+", text)}
-    people = {ref.row_key.casefold() for value in values for ref in ctx.identify(value)}
+    # People named anywhere in an argument: whole values, and the words of a query string
+    # ("email=lead@example.com" in an encoded query names the lead as much as a login does).
+    words = {word for value in values for word in re.findall(r"[\w.@+-]+", str(value))}
+    people = {ref.row_key.casefold() for value in [*values, *words] for ref in ctx.identify(value)}
     for table, (owners, details) in ctx.private.items():
         if table not in ctx.catalog or not details:
             continue
