@@ -13,7 +13,7 @@ import ast
 import inspect
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
@@ -80,9 +80,8 @@ def _hidden_fields(world: World) -> dict[str, list[str]]:
     return out
 
 
-def _own_rows(world: World, person: str) -> list[tuple[str, str]]:
+def _own_rows(world: World, keys_of: Mapping[str, str]) -> list[tuple[str, str]]:
     """Rows of the watched tables that name the person (their key in each system) in a recipient field."""
-    keys_of = world.person_keys(person)
     rows = []
     for backend in world:
         system = backend.system
@@ -105,16 +104,16 @@ def _other_value(backend: Backend, table: str, column: str, current: str, rng: r
     return rng.choice(choices) if choices else f"{current}~hidden{rng.randrange(1000)}"
 
 
-def _change_hidden_state(person: str, picks: random.Random) -> Callable[[World, int], None]:
+def _change_hidden_state(keys_of: Mapping[str, str], picks: random.Random) -> Callable[[World, int], None]:
     """A hook changing hidden fields of up to three touched or own rows, checking that what the
     user has seen did not change with them."""
 
     def after_call(world: World, _index: int) -> None:
         hidden = _hidden_fields(world)
         tables = _tables(world)
-        instance_seen = _seen(world, person)
+        instance_seen = _seen(world, keys_of)
         rows = sorted(
-            {(table, key) for table, key, _ in world.store.changed_rows()} | set(_own_rows(world, person))
+            {(table, key) for table, key, _ in world.store.changed_rows()} | set(_own_rows(world, keys_of))
         )
         for table, key in picks.sample(rows, min(len(rows), 3)):
             backend, local = tables[table]
@@ -124,16 +123,15 @@ def _change_hidden_state(person: str, picks: random.Random) -> Callable[[World, 
             column = picks.choice(hidden[table])
             other = _other_value(backend, local, column, row[column], picks)
             backend.store.update(local, key, {column: other})
-        assert _seen(world, person) == instance_seen, "a hidden field changed what the user has seen"
+        assert _seen(world, keys_of) == instance_seen, "a hidden field changed what the user has seen"
 
     return after_call
 
 
-def _seen(world: World, person: str) -> list[dict]:
+def _seen(world: World, keys_of: Mapping[str, str]) -> list[dict]:
     """What every system of the world has told the person (their own key in each)."""
     from enterprise_envs.mocks._core.observables import notifications_for
 
-    keys_of = world.person_keys(person)
     return [
         note.to_dict()
         for backend in world
@@ -141,6 +139,16 @@ def _seen(world: World, person: str) -> list[dict]:
             backend.store, backend.system.notifications, keys_of.get(backend.system.name, "")
         )
     ]
+
+
+def _person_keys(episodes: EnvEpisodes, seed: int, surface: str) -> dict[str, str]:
+    """The user's person in each system, as the instance found them when it was drawn.
+
+    Fixed at the draw, as the env's user sees them: a hidden field changed later (a login) must
+    not move whom the notifications are for.
+    """
+    instance = episodes._start(seed, surface).instance
+    return {episodes.scenario.systems[0]: instance.person, **instance.persons}
 
 
 @pytest.fixture(scope="module")
@@ -172,9 +180,9 @@ def test_hidden_state_changes_no_word_the_user_says(
     surface = episodes.scenario.solutions[0].surface
     recorded = episodes.record(seed, surface, episodes.scenario.solutions[0].name)
     actions = recorded.actions()
-    person = episodes._start(seed, surface).instance.person
+    keys_of = _person_keys(episodes, seed, surface)
     last_call = max((i for i, action in enumerate(actions) if action.kind == "tool"), default=-1)
-    edit = _change_hidden_state(person, random.Random(picks))
+    edit = _change_hidden_state(keys_of, random.Random(picks))
 
     def hook(backend: World, index: int) -> None:
         if every_call or index == last_call:
@@ -233,12 +241,12 @@ def test_the_llm_user_is_prompted_with_nothing_hidden(scenario_id: str) -> None:
     try:
         surface = episodes.scenario.solutions[0].surface
         actions = episodes.record(3, surface, episodes.scenario.solutions[0].name).actions()
-        person = episodes._start(3, surface).instance.person
+        keys_of = _person_keys(episodes, 3, surface)
         start = len(client.requests)
         episodes.replay(3, surface, actions)
         clean = client.requests[start:]
         start = len(client.requests)
-        edit = _change_hidden_state(person, random.Random(3))
+        edit = _change_hidden_state(keys_of, random.Random(3))
         last_call = max((i for i, action in enumerate(actions) if action.kind == "tool"), default=-1)
         episodes.replay(3, surface, actions, after_call=lambda b, i: edit(b, i) if i == last_call else None)
         assert clean and client.requests[start:] == clean
