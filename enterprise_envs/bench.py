@@ -281,7 +281,7 @@ def _env(measured: Target, **kwargs: Any):
 
 def _sample(backend: Any, workload: Workload, count: int = 1) -> list[dict[str, Any]]:
     """The first ``count`` sample rows of the workload in a backend's world."""
-    rows = backend.store.select(workload.table, workload.where, limit=count)
+    rows = backend.store.select(workload.table, workload.where, limit=count)  # the primary's, bare
     if not rows:
         raise RuntimeError(f"no sample row: {workload.table} where {workload.where}")
     return rows
@@ -321,7 +321,10 @@ def bench_reset(settings: Settings) -> list[Figure]:
     for size in settings.sizes:
         fitting = scenarios_fitting(size, measured)
         env = _env(measured, world_size=size, scenario=fitting)
-        env.reset(seed=0)  # builds (or fetches) the world: not part of a reset
+        # Builds (or fetches) the worlds, not part of a reset: one per scenario, since a suite of
+        # several systems plays each scenario in a World of its own systems.
+        for scenario in fitting:
+            env.reset(seed=0, options={"scenario": scenario})
         seeds = iter(range(1, 1 << 30))
         samples = time_calls(
             lambda env=env, seeds=seeds: env.reset(seed=next(seeds)), settings.repeats, settings.warmup
@@ -443,7 +446,8 @@ def _step_scenario(measured: Target) -> str:
     chat; the workload's scenario is ITSM's alone).
     """
     env = _env(measured)
-    served = sorted(scenario.id for scenario in env.unwrapped.scenarios)
+    # Its world's first system is the measured one, so the workload's sample rows are found.
+    served = sorted(s.id for s in env.unwrapped.scenarios if s.systems[0] == measured.system.name)
     env.close()
     return measured.workload.scenario if measured.workload.scenario in served else served[0]
 
