@@ -202,8 +202,9 @@ class World:
         self.directory: Directory | None = None
         # The people come from the most complete record of them (System.people_rank; the first on
         # a tie), not from whichever system a scenario names first.
-        listing = [(system.people_rank, -index) for index, system in enumerate(systems) if system.directory]
-        source = systems[-max(listing)[1]] if listing else None
+        listing = [system for system in systems if system.directory is not None]
+        # max() keeps the first of equals, so a tie goes to the system named first.
+        source = max(listing, key=lambda system: system.people_rank) if listing else None
         if source is not None and len(systems) > 1:
             # The source's world is built first; its people seed every other system's world.
             first = self.backends[source.name] = Backend(
