@@ -18,6 +18,12 @@ only this description, so nothing in it names a vendor:
 
 Every tool call still goes through ``Backend.call`` (validation, access, faults, one
 transaction), so a call over HTTP and the same call in process reach the same state.
+
+URLs in answers. A vendor's answers carry URLs a client follows (Okta's and ServiceNow's ``Link``
+pagination, ``Location``, a record's links), built from an instance setting
+(``instance_url``, ``org_url``). Handlers build them with :func:`public_url`, which the HTTP
+transport points at where the API is served for the duration of a call (:func:`served_at`), so
+a client following a link stays on the mock; in process the setting is used as configured.
 """
 
 from __future__ import annotations
@@ -25,7 +31,9 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -47,6 +55,8 @@ __all__ = [
     "Route",
     "coerce",
     "parse_body",
+    "public_url",
+    "served_at",
 ]
 
 #: The ``Authorization`` scheme whose credentials are ``user:password`` in base64; the token is
@@ -58,6 +68,30 @@ FORM_TYPE = "application/x-www-form-urlencoded"
 MAX_FORM_FIELDS = 1_000
 
 _PARAMETER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+#: Where the API answering the current call is served (``http://127.0.0.1:8766`` or with an
+#: ``/envs/<id>`` prefix); None in process. A context variable: a call runs in one thread.
+_SERVED_ORIGIN: ContextVar[str | None] = ContextVar("served_origin", default=None)
+
+
+@contextmanager
+def served_at(origin: str) -> Iterator[None]:
+    """Within the block, :func:`public_url` is ``origin`` (the HTTP transport wraps each call)."""
+    token = _SERVED_ORIGIN.set(origin.rstrip("/"))
+    try:
+        yield
+    finally:
+        _SERVED_ORIGIN.reset(token)
+
+
+def public_url(configured: Any) -> str:
+    """The base URL a vendor's URLs start with: where the API is served now, else ``configured``.
+
+    Args:
+        configured: The instance setting naming the vendor's host (``https://example.okta.com``).
+    """
+    served = _SERVED_ORIGIN.get()
+    return str(configured) if served is None else served
 
 
 class Problem(StrEnum):

@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from enterprise_envs.mocks._core.backend import CallContext
+from enterprise_envs.mocks._core.http import public_url
 from enterprise_envs.mocks._core.schema import FieldSpec, TableSpec
 from enterprise_envs.mocks._core.store import Row
 from enterprise_envs.mocks.itsm.access import sees_work_notes
@@ -44,7 +45,7 @@ class RecordRenderer:
         self.ctx = ctx
         self.display = display
         self.exclude_links = exclude_reference_link
-        self.base_url = ctx.settings["instance_url"]
+        self.base_url = public_url(ctx.settings["instance_url"])
         self._names: dict[tuple[str, str], str] = {}
 
     def record(self, table: str, row: Row, fields: Sequence[str] | None = None) -> dict[str, Any]:

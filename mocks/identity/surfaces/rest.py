@@ -25,6 +25,7 @@ from urllib.parse import urlencode
 
 from enterprise_envs.mocks._core.backend import CallContext
 from enterprise_envs.mocks._core.errors import ToolError
+from enterprise_envs.mocks._core.http import public_url
 from enterprise_envs.mocks._core.store import Row, like_clause, like_literal
 from enterprise_envs.mocks._core.tools import (
     Response,
@@ -179,7 +180,7 @@ def _list(item: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _org(ctx: CallContext) -> str:
-    return str(ctx.settings["org_url"])
+    return public_url(ctx.settings["org_url"])
 
 
 def _text(value: Any) -> str:

@@ -12,6 +12,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from enterprise_envs.mocks._core.backend import CallContext
+from enterprise_envs.mocks._core.http import public_url
 from enterprise_envs.mocks._core.tools import (
     Response,
     Surface,
@@ -142,7 +143,7 @@ def table_list(ctx: CallContext, args: dict[str, Any]) -> Response:
 def _link_header(
     ctx: CallContext, table: str, args: dict[str, Any], limit: int, offset: int, total: int
 ) -> str:
-    base = f"{ctx.settings['instance_url']}/api/now/table/{table}"
+    base = f"{public_url(ctx.settings['instance_url'])}/api/now/table/{table}"
     keep = {
         key: args[key]
         for key in ("sysparm_query", "sysparm_fields", "sysparm_display_value")
