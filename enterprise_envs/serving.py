@@ -11,7 +11,8 @@ principal -> its worlds and episodes, under the same quotas) with this one contr
 - :class:`BodyLimit`: request bodies of at most :data:`MAX_BODY_BYTES`, refused before any
   handler reads them.
 - :class:`HttpServer` (a uvicorn thread, for tests and notebooks; :class:`HubHttpServer` over a
-  hub with its tokens) and :func:`run_http` (the foreground server of ``serve``).
+  hub with its tokens) and :func:`run_http` (the foreground server of ``serve``), over HTTPS
+  with a self-signed certificate made at start if asked (:func:`self_signed_certificate`).
 - Env routing names: ``?env=<id>`` (:data:`ENV_PARAM`) and ``X-Env-Id`` (:data:`ENV_HEADER`).
 """
 
@@ -19,15 +20,19 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import datetime
 import hashlib
 import json
 import os
 import secrets
+import shutil
 import signal
 import socket
 import sys
+import tempfile
 import threading
 import time
+from pathlib import Path
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
@@ -220,6 +225,7 @@ class ControlPlane:
             Route(f"{CONTROL}/episodes/{{env_id}}", self.get_episode, methods=["GET"]),
             Route(f"{CONTROL}/episodes/{{env_id}}", self.delete_env, methods=["DELETE"]),
             Route(f"{CONTROL}/episodes/{{env_id}}/verdict", self.get_verdict, methods=["GET"]),
+            Route(f"{CONTROL}/episodes/{{env_id}}/messages", self.message, methods=["POST"]),
             Route(f"{CONTROL}/episodes/{{env_id}}/verify", self.verify, methods=["POST"]),
         ]
 
@@ -461,6 +467,28 @@ class ControlPlane:
 
         return await self._guarded(request, run)
 
+    async def message(self, request: Request) -> Response:
+        """``POST /control/episodes/{id}/messages`` ``{"text": ...}``: say it to the episode's user.
+
+        For transports whose tools are the vendor's API alone (REST): the agent's turn to the
+        user, as MCP's ``send_message_to_user`` is. Returns ``{"reply", "over", "accepted"}``
+        (``accepted`` False: the env refused the message, e.g. an empty one; ``reply`` is then
+        its error). 409 once the episode is over.
+        """
+
+        async def run(owner: str) -> Response:
+            episode = await self._entry(request, owner, "episode")
+            assert isinstance(episode, Episode)
+            body = await self._body(request)
+            _only(body, {"text"})
+            if episode.over:
+                return _error(409, f"episode {episode.id!r} is over; its verdict: GET .../verdict")
+            # The user's reply may come from an LLM: off the event loop.
+            reply, over, accepted = await anyio.to_thread.run_sync(lambda: episode.message(body.get("text")))
+            return JSONResponse({"reply": reply, "over": over, "accepted": accepted})
+
+        return await self._guarded(request, run)
+
     async def verify(self, request: Request) -> Response:
         """``POST /control/episodes/{id}/verify``: end the episode if running; its verdict."""
 
@@ -567,22 +595,41 @@ class HttpServer:
     """
 
     def __init__(
-        self, app: Any, *, host: str = "127.0.0.1", port: int = 0, log_level: str = "warning"
+        self,
+        app: Any,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        log_level: str = "warning",
+        tls: bool = False,
     ) -> None:
         self.app = app
         self.host = host
         self.requested_port = port
         self.log_level = log_level
+        self.tls = tls
         self.port = 0
+        self._certificate: Certificate | None = None
         self._server: Any = None
         self._thread: threading.Thread | None = None
         self._socket: socket.socket | None = None
 
     @property
     def base_url(self) -> str:
-        """``http://host:port``."""
+        """``http://host:port`` (``https://`` with TLS)."""
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        return f"{'https' if self.tls else 'http'}://{host}:{self.port}"
+
+    @property
+    def certificate(self) -> str:
+        """With TLS: the PEM file of the server's self-signed certificate (what a client trusts).
+
+        Raises:
+            RuntimeError: The server is not serving TLS, or has not started.
+        """
+        if self._certificate is None:
+            raise RuntimeError("no certificate: start a server made with tls=True")
+        return str(self._certificate.cert_file)
 
     @property
     def running(self) -> bool:
@@ -601,12 +648,15 @@ class HttpServer:
             raise RuntimeError("already started")
         self._socket = bind_socket(self.host, self.requested_port)
         self.port = self._socket.getsockname()[1]
+        if self.tls:
+            self._certificate = self_signed_certificate(self.host)
         config = uvicorn.Config(
             self.app,
             log_level=self.log_level,
             lifespan="on",
             access_log=False,
             timeout_graceful_shutdown=5,
+            **(self._certificate.uvicorn_options() if self._certificate else {}),
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(
@@ -641,6 +691,8 @@ class HttpServer:
     def _close_socket(self) -> None:
         if self._socket is not None:
             self._socket.close()
+        if self._certificate is not None:
+            self._certificate.remove()
 
     def __enter__(self) -> HttpServer:
         if self._thread is None:
@@ -660,6 +712,7 @@ class HubHttpServer(HttpServer):
         hub: The hub (default: a new one, closed with the server).
         host: Interface (loopback by default).
         port: Port (0: a free one).
+        tls: Serve HTTPS with a self-signed certificate made at start.
     """
 
     def __init__(
@@ -670,11 +723,12 @@ class HubHttpServer(HttpServer):
         hub: Hub | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
+        tls: bool = False,
     ) -> None:
         self.tokens = dict(tokens) if tokens else {secrets.token_urlsafe(24): "harness"}
         self.owns_hub = hub is None
         self.hub = hub if hub is not None else Hub()
-        super().__init__(make_app(self.hub, self.tokens), host=host, port=port)
+        super().__init__(make_app(self.hub, self.tokens), host=host, port=port, tls=tls)
 
     @property
     def token(self) -> str:
@@ -710,11 +764,27 @@ def bind_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-def run_http(app: Any, *, host: str, port: int, log_level: str = "warning", banner: str = "") -> None:
+def run_http(
+    app: Any,
+    *,
+    host: str,
+    port: int,
+    log_level: str = "warning",
+    banner: str = "",
+    certificate: Certificate | None = None,
+) -> None:
     """Serve in the foreground until SIGINT/SIGTERM (the ``serve --transport http`` command).
 
     A signal starts a graceful shutdown (in-flight requests finish, 5 s at most; a second
     SIGINT forces it), then this returns normally so the caller can release its envs.
+
+    Args:
+        app: The ASGI app.
+        host: Interface.
+        port: Port (0: a free one, printed in the banner).
+        log_level: uvicorn's.
+        banner: Printed to stderr once bound, ``{port}`` replaced by the port.
+        certificate: Serve HTTPS with it (:func:`self_signed_certificate`).
     """
     import uvicorn
 
@@ -743,9 +813,109 @@ def run_http(app: Any, *, host: str, port: int, log_level: str = "warning", bann
     if banner:
         print(banner.replace("{port}", str(sock.getsockname()[1])), file=sys.stderr, flush=True)
     config = uvicorn.Config(
-        app, log_level=log_level, lifespan="on", access_log=False, timeout_graceful_shutdown=5
+        app,
+        log_level=log_level,
+        lifespan="on",
+        access_log=False,
+        timeout_graceful_shutdown=5,
+        **(certificate.uvicorn_options() if certificate else {}),
     )
     try:
         Server(config).run(sockets=[sock])
     finally:
         sock.close()
+
+
+@dataclasses.dataclass(frozen=True)
+class Certificate:
+    """A self-signed certificate and its key, as PEM files in a directory of their own.
+
+    Attributes:
+        cert_file: The certificate (what a client is told to trust: ``verify=cert_file``).
+        key_file: Its private key (readable by this user only).
+    """
+
+    cert_file: Path
+    key_file: Path
+
+    def uvicorn_options(self) -> dict[str, str]:
+        """uvicorn's ``Config`` options serving HTTPS with this certificate."""
+        return {"ssl_certfile": str(self.cert_file), "ssl_keyfile": str(self.key_file)}
+
+    def remove(self) -> None:
+        """Delete the files and their directory."""
+        shutil.rmtree(self.cert_file.parent, ignore_errors=True)
+
+
+#: How long a certificate made at start is valid (a server is not expected to run longer).
+CERTIFICATE_DAYS = 30
+
+
+def self_signed_certificate(host: str, directory: str | Path | None = None) -> Certificate:
+    """A fresh self-signed certificate for ``host`` (and ``localhost``, ``127.0.0.1``, ``::1``).
+
+    For clients that refuse plain HTTP (Okta's SDK by default): they are given
+    :attr:`Certificate.cert_file` to trust. The key is new each time and never leaves the
+    directory (a new temporary one unless given).
+    """
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    names: list[x509.GeneralName] = [x509.DNSName("localhost")]
+    addresses = {"127.0.0.1", "::1"}
+    try:
+        addresses.add(str(ipaddress.ip_address(host)))
+    except ValueError:
+        names.append(x509.DNSName(host))
+    names += [x509.IPAddress(ipaddress.ip_address(address)) for address in sorted(addresses)]
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "enterprise-envs mock")])
+    now = datetime.datetime.now(datetime.UTC)
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=CERTIFICATE_DAYS))
+        .add_extension(x509.SubjectAlternativeName(names), critical=False)
+        # Its own trust anchor: a CA (with the key usages strict X.509 checking asks of one,
+        # as Python 3.13's default context does) that also serves TLS.
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .add_extension(
+            x509.KeyUsage(
+                digital_signature=True,
+                content_commitment=False,
+                key_encipherment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                key_cert_sign=True,
+                crl_sign=True,
+                encipher_only=False,
+                decipher_only=False,
+            ),
+            critical=True,
+        )
+        .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+        .add_extension(
+            x509.AuthorityKeyIdentifier.from_issuer_public_key(key.public_key()), critical=False
+        )
+        .sign(key, hashes.SHA256())
+    )
+    folder = Path(directory) if directory is not None else Path(tempfile.mkdtemp(prefix="enterprise-envs-tls-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    cert_file, key_file = folder / "cert.pem", folder / "key.pem"
+    cert_file.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    key_file.touch(mode=0o600)
+    key_file.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    )
+    return Certificate(cert_file, key_file)

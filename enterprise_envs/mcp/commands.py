@@ -44,8 +44,9 @@ def add_serve_commands(subparsers: Any) -> None:
             "Workplace-v0 --seed S`): episodes of any scenario of the suite, each listing its own "
             "world's tools (`itsm_...`, `identity_...` when it holds several systems); without a "
             "scenario the seed draws one as gymnasium.make(SUITE).reset(seed=S) does (over stdio: "
-            "the one episode played). `--transport rest` (world mode): the system as its vendor's own "
-            "HTTP API, for the vendor's own client library (see docs/rest.md)."
+            "the one episode played). `--transport rest`: the system as its vendor's own HTTP API (an "
+            "episode of several systems: each system's API side by side), for the vendor's own client "
+            "library; the agent talks to the user on the control plane (see docs/rest.md)."
         ),
     )
     serve.add_argument(
@@ -102,6 +103,12 @@ def add_serve_commands(subparsers: Any) -> None:
         "--port", type=int, default=DEFAULT_PORT, help=f"HTTP port (default {DEFAULT_PORT}; 0: any)"
     )
     serve.add_argument("--path", default="/mcp", help="HTTP path of the MCP endpoint (default /mcp)")
+    serve.add_argument(
+        "--tls",
+        action="store_true",
+        help="HTTP: serve HTTPS with a self-signed certificate made at start (its PEM file's path is "
+        "printed: give it to the client to trust)",
+    )
     serve.add_argument(
         "--token",
         action="append",
@@ -196,16 +203,18 @@ def run_serve(args: argparse.Namespace) -> int:
         if unknown or (not episodes and len(world_systems(system)) > 1):
             return _fail(f"unknown system {system!r} (have {', '.join(sorted(registry.systems()))})")
     if args.transport == "rest":
-        if episodes:
-            return _fail("--transport rest serves a system's worlds; episodes over REST are not served yet")
-        assert system is not None
+        from enterprise_envs.rest import served_apis
+
         try:
-            api = registry.systems()[system].http_api()
-        except KeyError as error:
+            apis = served_apis(registry.suite(suite).systems if suite else world_systems(system or ""))
+        except (KeyError, ValueError) as error:
             return _fail(str(error).strip("'\""))
-        if args.surface not in (None, api.surface):
-            return _fail(f"{system}'s REST API is served on its {api.surface} surface, not {args.surface}")
-        args.surface = api.surface
+        surface = apis[0].api.surface
+        if args.surface not in (None, surface):
+            return _fail(f"the REST APIs are served on the {surface} surface, not {args.surface}")
+        args.surface = surface
+    elif args.tls and args.transport == "stdio":
+        return _fail("--tls is for HTTP transports (--transport http or rest)")
     args.surface = args.surface or "typed"
     if args.verdict_out and (not episodes or args.transport != "stdio"):
         return _fail("--verdict-out is for stdio episode mode (--scenario or --suite, --transport stdio)")
@@ -243,8 +252,7 @@ def run_serve(args: argparse.Namespace) -> int:
         if args.transport == "stdio":
             return _serve_stdio(hub, system, args.surface, episodes, args.verdict_out, suite)
         if args.transport == "rest":
-            assert system is not None
-            return _serve_rest(hub, system, args)
+            return _serve_rest(hub, system, args, episodes, suite)
         return _serve_http(hub, system, args, episodes, suite)
     finally:
         hub.close()
@@ -312,6 +320,7 @@ def _serve_http(
     except KeyError as error:  # a surface one of the suite's systems lacks
         return _fail(str(error).strip("'\""))
     host = f"[{args.host}]" if ":" in args.host else args.host
+    scheme = "https" if args.tls else "http"
     if suite is not None:
         default = args.scenario or f"the scenario seed {args.seed} draws"
         serving = f"{suite} ({args.surface} surface, episodes of its scenarios; default episode: {default})"
@@ -320,31 +329,48 @@ def _serve_http(
         serving = f"{system} ({args.surface} surface, {what})"
     lines = [
         f"enterprise-envs: serving {serving} over MCP",
-        f"  MCP endpoint:  http://{host}:{{port}}{path}  (route with ?env=<id> or X-Env-Id)",
-        f"  control plane: http://{host}:{{port}}/control/  (same bearer token)",
+        f"  MCP endpoint:  {scheme}://{host}:{{port}}{path}  (route with ?env=<id> or X-Env-Id)",
+        f"  control plane: {scheme}://{host}:{{port}}/control/  (same bearer token)",
     ]
     return _run(app, args, lines, tokens, generated)
 
 
-def _serve_rest(hub: Any, system: str, args: argparse.Namespace) -> int:
-    """``serve SYSTEM --transport rest``: the system's vendor API, each token on its own worlds."""
+def _serve_rest(
+    hub: Any, system: str | None, args: argparse.Namespace, episodes: bool, suite: str | None
+) -> int:
+    """``serve --transport rest``: vendors' APIs, each token on its own worlds or episodes."""
     from enterprise_envs import registry
-    from enterprise_envs.rest import create_rest_app
+    from enterprise_envs.rest import create_rest_app, served_apis
 
     try:
         tokens, generated = _tokens(args)
     except ValueError as error:
         return _fail(str(error))
-    _build_world(system, args)
-    app = create_rest_app(hub, system=system, tokens=tokens)
-    api = registry.systems()[system].http_api()
+    if not episodes:
+        assert system is not None
+        _build_world(system, args)
+    app = create_rest_app(hub, system=system, tokens=tokens, episodes=episodes, suite=suite)
+    apis = served_apis(registry.suite(suite).systems if suite else world_systems(system or ""))
+    scheme = "https" if args.tls else "http"
     host = f"[{args.host}]" if ":" in args.host else args.host
-    lines = [
-        f"enterprise-envs: serving {system} as the {api.name} over HTTP (worlds)",
-        f"  API:           http://{host}:{{port}}{api.base_path}  (each token's default world; another "
-        f"env: http://{host}:{{port}}/envs/<id>{api.base_path} or X-Env-Id)",
-        f"  control plane: http://{host}:{{port}}/control/  (Authorization: Bearer <token>)",
-    ]
+    root = f"{scheme}://{host}:{{port}}"
+    if suite is not None:
+        what = f"episodes of {suite}'s scenarios"
+    else:
+        what = f"episodes of {args.scenario}" if episodes else "worlds"
+    served = ", ".join(f"{item.system} as the {item.api.name}" for item in apis)
+    lines = [f"enterprise-envs: serving {served} over HTTP{'S' if args.tls else ''} ({what})"]
+    for item in apis:
+        lines.append(
+            f"  {item.api.name}: {root}{item.api.base_path}  (each token's default env; another: "
+            f"{root}/envs/<id>{item.api.base_path} or X-Env-Id)"
+        )
+    lines.append(f"  control plane: {root}/control/  (Authorization: Bearer <token>)")
+    if episodes:
+        lines.append(
+            f"  the user:      POST {root}/control/episodes/<id>/messages {{\"text\": ...}}; "
+            "the verdict: POST .../verify"
+        )
     return _run(app, args, lines, tokens, generated)
 
 
@@ -378,16 +404,22 @@ def _run(
     app: Any, args: argparse.Namespace, lines: list[str], tokens: dict[str, str], generated: str | None
 ) -> int:
     """Serve ``app`` in the foreground under a banner naming the tokens' principals."""
-    from enterprise_envs.serving import TOKENS_ENV, run_http
+    from enterprise_envs.serving import TOKENS_ENV, run_http, self_signed_certificate
 
     if generated:
         lines.append(f"  no token given ({TOKENS_ENV} or --token): generated one: {generated}")
     else:
         lines.append(f"  tokens for: {', '.join(sorted(set(tokens.values())))}")
+    certificate = self_signed_certificate(args.host) if args.tls else None
+    if certificate is not None:
+        lines.append(f"  TLS certificate (self-signed, trust it in the client): {certificate.cert_file}")
     try:
-        run_http(app, host=args.host, port=args.port, banner="\n".join(lines))
+        run_http(app, host=args.host, port=args.port, banner="\n".join(lines), certificate=certificate)
     except OSError as error:
         return _fail(f"cannot listen on {args.host}:{args.port}: {error}")
+    finally:
+        if certificate is not None:
+            certificate.remove()
     return 0
 
 

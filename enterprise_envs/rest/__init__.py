@@ -12,6 +12,14 @@ The vendor's own client is the client: point Slack's ``WebClient`` at
 
 from __future__ import annotations
 
-from enterprise_envs.rest.app import ENV_PREFIX, Gateway, RestServer, create_rest_app, system_api
+from enterprise_envs.rest.app import (
+    ENV_PREFIX,
+    Gateway,
+    RestServer,
+    ServedApi,
+    create_rest_app,
+    served_apis,
+    system_api,
+)
 
-__all__ = ["ENV_PREFIX", "Gateway", "RestServer", "create_rest_app", "system_api"]
+__all__ = ["ENV_PREFIX", "Gateway", "RestServer", "ServedApi", "create_rest_app", "served_apis", "system_api"]

@@ -24,12 +24,13 @@ def test_serve_chat_over_rest_answers_slacks_sdk_and_shuts_down_cleanly() -> Non
 @pytest.mark.parametrize(
     ("argv", "says"),
     [
-        (["serve", "itsm", "--transport", "rest"], "no HTTP API"),
         (["serve", "chat", "--transport", "rest", "--surface", "typed"], "rest surface"),
-        (["serve", "--scenario", "chat.thread_reply", "--transport", "rest"], "episodes over REST"),
+        (["serve", "--suite", "Workplace-v0", "--transport", "rest", "--surface", "typed"], "rest surface"),
+        (["serve", "chat", "--tls"], "--tls is for HTTP transports"),
+        (["serve", "chat+itsm", "--transport", "rest"], "unknown system"),
     ],
 )
-def test_what_rest_does_not_serve_yet_is_refused(
+def test_what_rest_cannot_serve_is_refused_before_listening(
     argv: list[str], says: str, capsys: pytest.CaptureFixture
 ) -> None:
     assert serve_main(argv) == 2

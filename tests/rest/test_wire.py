@@ -131,13 +131,13 @@ def test_the_control_plane_speaks_bearer_and_says_what_it_serves(slack_server: R
         "surface": "rest",
         "mode": "world",
         "transport": "rest",
-        "api": "Slack Web API",
-        "base_path": "/api/",
+        "apis": {"chat": {"api": "Slack Web API", "base_path": "/api/"}},
     }
     status, _ = control(slack_server.base_url, "GET", "/control/envs", token="wrong")
     assert status == 401
     status, envs = control(slack_server.base_url, "GET", "/control/envs/default")
     assert status == 200 and envs["api_url"] == slack_server.env_url("default")
+    assert envs["api_urls"] == {"chat": slack_server.env_url("default")}
     status, refused = control(
         slack_server.base_url, "POST", "/control/episodes", {"scenario": "chat.thread_reply"}
     )
