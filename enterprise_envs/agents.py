@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from enterprise_envs.env import EnterpriseEnv
+from enterprise_envs.mocks._core.tools import WAIT_TOOL
 
 #: Statuses of injected faults an agent should retry after (429 after waiting Retry-After).
 RETRYABLE = (429, 503, 504)
@@ -95,7 +96,7 @@ class OracleAgent:
         if data["status"] == 429:
             self.waiting = True
             seconds = int(data.get("headers", {}).get("Retry-After", "1"))
-            return {"tool": "wait", "arguments": {"seconds": max(1, min(seconds, 3600))}}
+            return {"tool": WAIT_TOOL, "arguments": {"seconds": max(1, min(seconds, 3600))}}
         return self.last_action
 
 

@@ -52,9 +52,10 @@ from enterprise_envs.mcp.hub import (
     check_scenario,
 )
 from enterprise_envs.mocks._core.faults import FaultConfig, RateLimit
-from enterprise_envs.mocks._core.mcp import RouteError
+from enterprise_envs.mocks._core.mcp import RouteError, run_locked
 from enterprise_envs.mocks._core.system import WORLD_SIZES
-from enterprise_envs.mocks._core.world import world_key
+from enterprise_envs.mocks._core.tools import WAIT_TOOL
+from enterprise_envs.mocks._core.world import tool_name, world_key, world_systems
 
 #: Environment variable holding tokens: comma-separated ``name=secret`` or ``secret``.
 TOKENS_ENV = "ENTERPRISE_ENVS_TOKENS"
@@ -67,8 +68,8 @@ ENV_HEADER = "x-env-id"
 
 #: ``(request) -> principal or None``: who a control-plane request comes from.
 OwnerOf = Callable[[Request], "str | None"]
-#: ``(base URL, env id) -> {name: URL}``: where a client reaches an env (``mcp_url``, ``api_url``).
-Links = Callable[[str, str], "dict[str, str]"]
+#: ``(base URL, env) -> {name: URL}``: where a client reaches an env (``mcp_url``, ``api_urls``).
+Links = Callable[[str, Entry], "dict[str, Any]"]
 
 
 def parse_tokens(values: Iterable[str]) -> dict[str, str]:
@@ -220,19 +221,21 @@ class ControlPlane:
             Route(f"{CONTROL}/envs/{{env_id}}/reset", self.reset_env, methods=["POST"]),
             Route(f"{CONTROL}/envs/{{env_id}}/faults", self.get_faults, methods=["GET"]),
             Route(f"{CONTROL}/envs/{{env_id}}/faults", self.set_faults, methods=["POST"]),
+            Route(f"{CONTROL}/envs/{{env_id}}/wait", self.wait, methods=["POST"]),
             Route(f"{CONTROL}/episodes", self.list_episodes, methods=["GET"]),
             Route(f"{CONTROL}/episodes", self.create_episode, methods=["POST"]),
             Route(f"{CONTROL}/episodes/{{env_id}}", self.get_episode, methods=["GET"]),
             Route(f"{CONTROL}/episodes/{{env_id}}", self.delete_env, methods=["DELETE"]),
             Route(f"{CONTROL}/episodes/{{env_id}}/verdict", self.get_verdict, methods=["GET"]),
             Route(f"{CONTROL}/episodes/{{env_id}}/messages", self.message, methods=["POST"]),
+            Route(f"{CONTROL}/episodes/{{env_id}}/wait", self.wait, methods=["POST"]),
             Route(f"{CONTROL}/episodes/{{env_id}}/verify", self.verify, methods=["POST"]),
         ]
 
     # -- helpers -------------------------------------------------------------------------------
 
-    def _links(self, request: Request, env_id: str) -> dict[str, str]:
-        return self.links(str(request.base_url).rstrip("/"), env_id)
+    def _links(self, request: Request, entry: Entry) -> dict[str, Any]:
+        return self.links(str(request.base_url).rstrip("/"), entry)
 
     async def _entry(self, request: Request, owner: str, kind: str | None = None) -> Entry:
         env_id = request.path_params["env_id"]
@@ -311,7 +314,7 @@ class ControlPlane:
             world = await anyio.to_thread.run_sync(
                 lambda: self.hub.create_world(owner, self.system, size=size, seed=seed)
             )
-            return JSONResponse({**world.describe(), **self._links(request, world.id)}, status_code=201)
+            return JSONResponse({**world.describe(), **self._links(request, world)}, status_code=201)
 
         return await self._guarded(request, run)
 
@@ -320,7 +323,7 @@ class ControlPlane:
 
         async def run(owner: str) -> Response:
             entry = await self._entry(request, owner)
-            return JSONResponse({**entry.describe(), **self._links(request, entry.id)})
+            return JSONResponse({**entry.describe(), **self._links(request, entry)})
 
         return await self._guarded(request, run)
 
@@ -432,7 +435,7 @@ class ControlPlane:
         info = episode.reset_info
         return {
             **episode.describe(),
-            **self._links(request, episode.id),
+            **self._links(request, episode),
             "opening_message": episode.opening,
             "instructions": info.get("instructions"),
             "title": info.get("title"),
@@ -464,6 +467,27 @@ class ControlPlane:
                     "ends it and returns the verdict",
                 )
             return JSONResponse(verdict)
+
+        return await self._guarded(request, run)
+
+    async def wait(self, request: Request) -> Response:
+        """``POST /control/{envs,episodes}/{id}/wait`` ``{"seconds": n}``: let the env's clock run.
+
+        Time in a world is simulated (a rate limit's ``Retry-After`` is in its seconds), so a
+        client sleeping does not move it: this is the ``wait`` tool every surface has, for
+        transports whose tools are the vendor's API alone. In an episode it is a step, as the
+        tool is in Gym. Answers as the tool does (``{"waited_seconds", "now"}``, or its 400).
+        """
+
+        async def run(owner: str) -> Response:
+            entry = await self._entry(request, owner)
+            body = await self._body(request)
+            _only(body, {"seconds"})
+            systems = world_systems(entry.system)
+            tool = tool_name(systems[0], WAIT_TOOL, systems)
+            surface = None if isinstance(entry, Episode) else self.surface
+            result = await run_locked(entry.lock, entry.call, tool, body, surface=surface)
+            return JSONResponse(result.body, status_code=result.status)
 
         return await self._guarded(request, run)
 

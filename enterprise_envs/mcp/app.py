@@ -98,7 +98,7 @@ def create_app(
         episodes=episodes,
         # FastMCP's auth middleware has checked the bearer token and put its principal in the scope.
         owner_of=scope_owner,
-        links=lambda base, env_id: {"mcp_url": f"{base}{path}?{ENV_PARAM}={env_id}"},
+        links=lambda base, entry: {"mcp_url": f"{base}{path}?{ENV_PARAM}={entry.id}"},
         about={"mcp_path": path},
         suite=suite,
     )

@@ -89,7 +89,7 @@ def system_api(system: str) -> ServedApi:
 def served_apis(systems: Sequence[str]) -> list[ServedApi]:
     """The HTTP APIs of ``systems`` (one server serves them side by side), on one surface.
 
-    Their paths must not overlap: each request is the API's whose ``base_path`` is the longest
+    Their paths must not overlap: each request is the API whose ``path_prefix`` is the longest
     prefix of its path (Slack's ``/api/``, ServiceNow's ``/api/now/``, Okta's ``/api/v1/``).
 
     Raises:
@@ -98,9 +98,9 @@ def served_apis(systems: Sequence[str]) -> list[ServedApi]:
             played on one).
     """
     apis = [system_api(system) for system in systems]
-    bases = [served.api.base_path for served in apis]
-    if len(set(bases)) != len(bases):
-        raise ValueError(f"the APIs of {', '.join(systems)} share a base path: {bases}")
+    prefixes = [served.api.path_prefix for served in apis]
+    if len(set(prefixes)) != len(prefixes):
+        raise ValueError(f"the APIs of {', '.join(systems)} share a path prefix: {prefixes}")
     surfaces = {served.api.surface for served in apis}
     if len(surfaces) > 1:
         raise ValueError(f"the APIs of {', '.join(systems)} are on different surfaces: {sorted(surfaces)}")
@@ -143,9 +143,15 @@ def create_rest_app(
     apis = served_apis(systems)
     surface = apis[0].api.surface
 
-    def links(base: str, env_id: str) -> dict[str, Any]:
-        urls = {served.system: f"{base}{ENV_PREFIX}{env_id}{served.api.base_path}" for served in apis}
-        single = {"api_url": urls[apis[0].system]} if len(apis) == 1 else {}
+    def links(base: str, entry: Entry) -> dict[str, Any]:
+        # The APIs of the systems this env holds (a suite's episode may hold fewer than it serves).
+        held = world_systems(entry.system)
+        urls = {
+            served.system: f"{base}{ENV_PREFIX}{entry.id}{served.api.base_path}"
+            for served in apis
+            if served.system in held
+        }
+        single = {"api_url": next(iter(urls.values()))} if len(urls) == 1 else {}
         return {**single, "api_urls": urls}
 
     control = ControlPlane(
@@ -191,8 +197,8 @@ class Gateway:
         suite: str | None = None,
     ) -> None:
         self.hub = hub
-        # Longest base path first: the first whose base path starts the request's path is its API.
-        self.apis = sorted(apis, key=lambda served: len(served.api.base_path), reverse=True)
+        # Longest prefix first: the first whose prefix starts the request's path is its API.
+        self.apis = sorted(apis, key=lambda served: len(served.api.path_prefix), reverse=True)
         self.tokens = dict(tokens)
         self.kind = "episode" if episodes else "world"
         self.system = system
@@ -201,7 +207,7 @@ class Gateway:
     def api_for(self, path: str) -> ServedApi:
         """The API a path belongs to (the first served answers paths none claims)."""
         for served in self.apis:
-            if path.startswith(served.api.base_path):
+            if path.startswith(served.api.path_prefix):
                 return served
         return self.apis[-1]
 

@@ -30,14 +30,17 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
+import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from functools import cached_property
 from enum import StrEnum
 from typing import Any
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, quote, urlencode
 
 from enterprise_envs.mocks._core.backend import CallResult
 from enterprise_envs.mocks._core.inputs import InputError, echo, loads
@@ -53,10 +56,12 @@ __all__ = [
     "Rejection",
     "Reply",
     "Route",
+    "WireRequest",
     "coerce",
     "parse_body",
     "public_url",
     "served_at",
+    "wire_text",
 ]
 
 #: The ``Authorization`` scheme whose credentials are ``user:password`` in base64; the token is
@@ -151,6 +156,13 @@ class Auth:
     schemes: tuple[str, ...] = ("Bearer",)
     form_field: str | None = None
 
+    def header(self, token: str, user: str = "enterprise-envs") -> str:
+        """The ``Authorization`` value presenting ``token`` by the first accepted scheme."""
+        scheme = self.schemes[0]
+        if scheme == BASIC:
+            return f"{BASIC} {base64.b64encode(f'{user}:{token}'.encode()).decode('ascii')}"
+        return f"{scheme} {token}"
+
     def credential(self, authorization: str | None, form: Mapping[str, Any] | None = None) -> str | None:
         """The token a request presents, or None if it presents none in an accepted way.
 
@@ -218,6 +230,47 @@ class Route:
 
 
 @dataclass(frozen=True)
+class WireRequest:
+    """A tool call as the HTTP request a vendor's client sends for it (:meth:`HttpApi.request_for`).
+
+    Attributes:
+        method: The HTTP method.
+        path: The path under the server root (path parameters filled in, percent-encoded).
+        query: The query string's fields, as text.
+        body: The JSON body's value (None: no body).
+    """
+
+    method: str
+    path: str
+    query: tuple[tuple[str, str], ...]
+    body: Any = None
+
+    def target(self) -> str:
+        """The request target: the path and, if any, the query string."""
+        return f"{self.path}?{urlencode(self.query)}" if self.query else self.path
+
+    def payload(self) -> bytes | None:
+        """The body as sent (UTF-8 JSON), or None."""
+        return None if self.body is None else json.dumps(self.body, ensure_ascii=False).encode("utf-8")
+
+
+#: Methods whose arguments all travel in the query string (they take no body).
+_QUERY_METHODS = frozenset({"GET", "HEAD", "DELETE"})
+
+
+def wire_text(value: Any) -> str:
+    """An argument as query-string text: booleans ``true``/``false``, numbers as written, the
+    rest (objects, lists, null) as JSON; what :func:`coerce` reads back by the tool's schema."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
 class Body:
     """A request body as read: its fields (None: no body) and whether they came from a form."""
 
@@ -251,6 +304,14 @@ class HttpApi:
     surface: str = "rest"
     base_path: str = "/"
     status: Callable[[CallResult], int] = _keep_status
+
+    @cached_property
+    def path_prefix(self) -> str:
+        """What every route's path starts with, to its last ``/`` (``/api/v1/``): the paths the
+        API claims when a server serves several side by side."""
+        literals = [route.path.split("{", 1)[0] for route in self.routes] or ["/"]
+        common = os.path.commonprefix(literals)
+        return common[: common.rfind("/") + 1] or "/"
 
     def match(self, method: str, path: str) -> tuple[Route, dict[str, str]] | Rejection:
         """The route serving ``method path`` and its path parameters, or why there is none."""
@@ -298,6 +359,34 @@ class HttpApi:
         if self.auth.form_field:
             arguments.pop(self.auth.form_field, None)
         return arguments
+
+    def request_for(self, tool: str, arguments: Mapping[str, Any]) -> WireRequest:
+        """The request a client sends to call ``tool`` with ``arguments`` (the inverse of
+        :meth:`arguments`): the tool's first route, path parameters filled in, a JSON body
+        (the route's ``body`` argument, or every other argument) for methods that take one,
+        and the rest in the query string as text.
+
+        Raises:
+            KeyError: No route serves ``tool``, or an argument its path needs is missing.
+        """
+        route = next((route for route in self.routes if route.tool == tool), None)
+        if route is None:
+            raise KeyError(f"{self.name}: no route serves {tool!r}")
+        rest = dict(arguments)
+        path = route.path
+        for name in _PARAMETER.findall(route.path):
+            argument = route.path_args.get(name, name)
+            if argument not in rest:
+                raise KeyError(f"{route.method} {route.path} needs {argument!r}")
+            path = path.replace(f"{{{name}}}", quote(wire_text(rest.pop(argument)), safe=""))
+        body: Any = None
+        if route.method not in _QUERY_METHODS:
+            if route.body is not None:
+                body = rest.pop(route.body, None)
+            else:
+                body, rest = rest, {}
+        query = tuple((name, wire_text(value)) for name, value in rest.items())
+        return WireRequest(route.method, path, query, body)
 
     def reply(self, result: CallResult) -> Reply:
         """A tool's result as the API answers it."""

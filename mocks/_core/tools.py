@@ -187,6 +187,10 @@ def full_response(body: Mapping[str, Any] | None) -> dict[str, Any]:
     }
 
 
+#: The name of the tool that lets simulated time pass (every surface has it).
+WAIT_TOOL = "wait"
+
+
 def wait_tool() -> Tool:
     """The one tool every surface shares: let simulated time pass (after a 429's Retry-After)."""
 
@@ -195,7 +199,7 @@ def wait_tool() -> Tool:
         return {"waited_seconds": args["seconds"], "now": ctx.clock.now_text()}
 
     return Tool(
-        name="wait",
+        name=WAIT_TOOL,
         description=(
             "Wait before your next call. Use it when a call was rate limited (status 429): wait the "
             "number of seconds given in the Retry-After header, then retry. Returns the current time."
