@@ -81,6 +81,16 @@ def test_doing_nothing_fails(scenario_id: str) -> None:
     env.close()
 
 
+def test_every_scenario_has_an_oracle_on_every_surface_its_systems_have() -> None:
+    # An oracle that falls back to another surface's solution calls tools the surface lacks: its
+    # episodes there (and over the vendors' APIs, which serve the rest surface) prove nothing.
+    missing = {
+        sid: sorted(set(registry.systems()[registry.scenarios()[sid].systems[0]].surfaces) - set(_surfaces(sid)))
+        for sid in SCENARIOS
+    }
+    assert {sid: gap for sid, gap in missing.items() if gap} == {}
+
+
 def test_scenario_ids_are_unique_and_tagged() -> None:
     assert len(SCENARIOS) == len(set(SCENARIOS))
     assert all(registry.scenarios()[sid].tags for sid in SCENARIOS)
