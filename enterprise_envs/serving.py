@@ -32,8 +32,8 @@ import sys
 import tempfile
 import threading
 import time
-from pathlib import Path
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
@@ -682,7 +682,7 @@ class HttpServer:
             timeout_graceful_shutdown=5,
             **(self._certificate.uvicorn_options() if self._certificate else {}),
         )
-        self._server = uvicorn.Server(config)
+        self._server = _uvicorn_server()(config)
         self._thread = threading.Thread(
             target=self._server.run,
             kwargs={"sockets": [self._socket]},
@@ -771,6 +771,30 @@ class HubHttpServer(HttpServer):
             self.hub.close()
 
 
+def _uvicorn_server() -> type:
+    """Uvicorn's ``Server``, closing idle TLS connections at once when it shuts down.
+
+    uvicorn closes an idle keep-alive connection gracefully; over TLS that waits for the client's
+    close_notify, which a pooled client connection never sends, so every stop waited out the
+    whole graceful timeout. An idle connection has nothing in flight: it is aborted instead (the
+    client's pool reconnects, as after any server restart). Connections with a request in flight
+    still get the graceful timeout.
+    """
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            for connection in list(self.server_state.connections):
+                transport = getattr(connection, "transport", None)
+                cycle = getattr(connection, "cycle", None)
+                idle = cycle is None or getattr(cycle, "response_complete", False)
+                if idle and transport is not None and transport.get_extra_info("sslcontext") is not None:
+                    transport.abort()
+            await super().shutdown(sockets)
+
+    return Server
+
+
 def bind_socket(host: str, port: int) -> socket.socket:
     """A listening TCP socket on (host, port); port 0 picks a free one."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -812,7 +836,7 @@ def run_http(
     """
     import uvicorn
 
-    class Server(uvicorn.Server):
+    class Server(_uvicorn_server()):  # type: ignore[misc,valid-type]
         @contextlib.contextmanager
         def capture_signals(self) -> Iterator[None]:
             # uvicorn re-raises the signal after shutting down, which kills the process before
@@ -863,7 +887,7 @@ class Certificate:
     key_file: Path
 
     def uvicorn_options(self) -> dict[str, str]:
-        """uvicorn's ``Config`` options serving HTTPS with this certificate."""
+        """Uvicorn's ``Config`` options serving HTTPS with this certificate."""
         return {"ssl_certfile": str(self.cert_file), "ssl_keyfile": str(self.key_file)}
 
     def remove(self) -> None:
@@ -927,12 +951,12 @@ def self_signed_certificate(host: str, directory: str | Path | None = None) -> C
         )
         .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
         .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
-        .add_extension(
-            x509.AuthorityKeyIdentifier.from_issuer_public_key(key.public_key()), critical=False
-        )
+        .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(key.public_key()), critical=False)
         .sign(key, hashes.SHA256())
     )
-    folder = Path(directory) if directory is not None else Path(tempfile.mkdtemp(prefix="enterprise-envs-tls-"))
+    folder = (
+        Path(directory) if directory is not None else Path(tempfile.mkdtemp(prefix="enterprise-envs-tls-"))
+    )
     folder.mkdir(parents=True, exist_ok=True)
     cert_file, key_file = folder / "cert.pem", folder / "key.pem"
     cert_file.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))

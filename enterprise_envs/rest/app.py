@@ -163,7 +163,9 @@ def create_rest_app(
         links=links,
         about={
             "transport": "rest",
-            "apis": {served.system: {"api": served.api.name, "base_path": served.api.base_path} for served in apis},
+            "apis": {
+                served.system: {"api": served.api.name, "base_path": served.api.base_path} for served in apis
+            },
         },
         suite=suite,
     )
@@ -224,19 +226,24 @@ class Gateway:
         api = served.api
         if prefix and not env_id:
             return _reply(api.reject(Rejection(Problem.NO_ROUTE, method, path, "no env id after /envs/")))
+        authorization = request.headers.get("authorization")
+        if api.authenticate_first:
+            owner = self._owner(api, api.auth.credential(authorization), method, path)
+            if isinstance(owner, Reply):
+                return _reply(owner)
         found = api.match(method, path)
         if isinstance(found, Rejection):
             return _reply(api.reject(found))
         route, params = found
-        body = parse_body(method, path, request.headers.get("content-type"), await request.body())
+        raw = await request.body()
+        body = parse_body(method, path, request.headers.get("content-type"), raw, api.bodies)
         if isinstance(body, Rejection):
             return _reply(api.reject(body))
-        secret = api.auth.credential(request.headers.get("authorization"), body.values if body.form else None)
-        if secret is None:
-            return _reply(api.reject(Rejection(Problem.NO_CREDENTIALS, method, path, "no credentials")))
-        owner = self.tokens.get(secret)
-        if owner is None:
-            return _reply(api.reject(Rejection(Problem.BAD_CREDENTIALS, method, path, "unknown credentials")))
+        if not api.authenticate_first:
+            form = body.values if body.form else None
+            owner = self._owner(api, api.auth.credential(authorization, form), method, path)
+            if isinstance(owner, Reply):
+                return _reply(owner)
         try:
             entry = await self._entry(owner, env_id)
             systems = world_systems(entry.system)
@@ -255,6 +262,15 @@ class Gateway:
             # over, a server shutting down), not the vendor's: it has no word for envs.
             return _error(404, str(error))
         return _reply(api.reply(result))
+
+    def _owner(self, api: HttpApi, secret: str | None, method: str, path: str) -> str | Reply:
+        """The principal of the credentials a request presents, or the vendor's refusal."""
+        if secret is None:
+            return api.reject(Rejection(Problem.NO_CREDENTIALS, method, path, "no credentials"))
+        owner = self.tokens.get(secret)
+        if owner is None:
+            return api.reject(Rejection(Problem.BAD_CREDENTIALS, method, path, "unknown credentials"))
+        return owner
 
     async def _entry(self, owner: str, env_id: str | None) -> Entry:
         """The env a request acts on; an owner's default one is made off the event loop."""

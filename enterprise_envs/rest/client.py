@@ -62,15 +62,21 @@ class RestClient:
                 parts.hostname or "127.0.0.1", parts.port, timeout=timeout, context=context
             )
         else:
-            self.connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=timeout)
+            self.connection = http.client.HTTPConnection(
+                parts.hostname or "127.0.0.1", parts.port, timeout=timeout
+            )
 
     def is_wait(self, tool: str) -> bool:
         """True for the ``wait`` tool (``<system>_wait`` in a world of several): no vendor has it."""
-        return tool == WAIT_TOOL or any(tool == f"{system}{TOOL_SEPARATOR}{WAIT_TOOL}" for system in self.apis)
+        return tool == WAIT_TOOL or any(
+            tool == f"{system}{TOOL_SEPARATOR}{WAIT_TOOL}" for system in self.apis
+        )
 
     def resolve(self, tool: str) -> tuple[HttpApi, str]:
-        """The API serving ``tool`` and its name there (a world of several systems names tools
-        ``<system>_<tool>``; a lone system's keep their own names).
+        """The API serving ``tool`` and its name there.
+
+        A world of several systems names tools ``<system>_<tool>``; a lone system's keep their
+        own names.
 
         Raises:
             KeyError: No served API has a route for it.

@@ -37,8 +37,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from functools import cached_property
 from enum import StrEnum
+from functools import cached_property
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode
 
@@ -259,8 +259,10 @@ _QUERY_METHODS = frozenset({"GET", "HEAD", "DELETE"})
 
 
 def wire_text(value: Any) -> str:
-    """An argument as query-string text: booleans ``true``/``false``, numbers as written, the
-    rest (objects, lists, null) as JSON; what :func:`coerce` reads back by the tool's schema."""
+    """An argument as query-string text, what :func:`coerce` reads back by the tool's schema.
+
+    Booleans are ``true``/``false``, numbers as written, the rest (objects, lists, null) JSON.
+    """
     if isinstance(value, str):
         return value
     if isinstance(value, bool):
@@ -295,6 +297,12 @@ class HttpApi:
         base_path: What a client's base URL ends with, after the server root (``/api/`` when
             clients are given ``https://host/api/``; ``/`` when they are given the host).
         status: The HTTP status a tool's result goes out with (default: the result's own).
+        bodies: The body media types the API reads; a body of another is refused
+            (:attr:`Problem.BAD_CONTENT_TYPE`) before anything reads it.
+        authenticate_first: Check the ``Authorization`` header before the route, so a request
+            without valid credentials is refused as such whatever its path (False: an unknown
+            route is answered first, as Slack's ``unknown_method`` is, and a form field may carry
+            the token).
     """
 
     name: str
@@ -304,11 +312,15 @@ class HttpApi:
     surface: str = "rest"
     base_path: str = "/"
     status: Callable[[CallResult], int] = _keep_status
+    bodies: tuple[str, ...] = (JSON_TYPE, FORM_TYPE)
+    authenticate_first: bool = False
 
     @cached_property
     def path_prefix(self) -> str:
-        """What every route's path starts with, to its last ``/`` (``/api/v1/``): the paths the
-        API claims when a server serves several side by side."""
+        """What every route's path starts with, to its last ``/`` (``/api/v1/``).
+
+        The paths the API claims when a server serves several APIs side by side.
+        """
         literals = [route.path.split("{", 1)[0] for route in self.routes] or ["/"]
         common = os.path.commonprefix(literals)
         return common[: common.rfind("/") + 1] or "/"
@@ -361,10 +373,11 @@ class HttpApi:
         return arguments
 
     def request_for(self, tool: str, arguments: Mapping[str, Any]) -> WireRequest:
-        """The request a client sends to call ``tool`` with ``arguments`` (the inverse of
-        :meth:`arguments`): the tool's first route, path parameters filled in, a JSON body
-        (the route's ``body`` argument, or every other argument) for methods that take one,
-        and the rest in the query string as text.
+        """The request a client sends to call ``tool`` with ``arguments``.
+
+        The inverse of :meth:`arguments`: the tool's first route, path parameters filled in, a
+        JSON body (the route's ``body`` argument, or every other argument) for methods that
+        take one, and the rest in the query string as text.
 
         Raises:
             KeyError: No route serves ``tool``, or an argument its path needs is missing.
@@ -433,7 +446,13 @@ def coerce(value: Any, schema: Mapping[str, Any] | None) -> Any:
     return value
 
 
-def parse_body(method: str, path: str, content_type: str | None, raw: bytes) -> Body | Rejection:
+def parse_body(
+    method: str,
+    path: str,
+    content_type: str | None,
+    raw: bytes,
+    accepted: tuple[str, ...] = (JSON_TYPE, FORM_TYPE),
+) -> Body | Rejection:
     """A request body as fields: a JSON object or a URL-encoded form (empty: no body).
 
     Args:
@@ -441,10 +460,16 @@ def parse_body(method: str, path: str, content_type: str | None, raw: bytes) -> 
         path: The request's path (for the rejection).
         content_type: Its ``Content-Type`` header (parameters such as ``charset`` ignored).
         raw: The body, already bounded by the serving layer.
+        accepted: The media types read (``HttpApi.bodies``); another is refused.
     """
     if not raw.strip():
         return Body(None)
     media = (content_type or "").split(";", 1)[0].strip().lower()
+    if media not in accepted or media not in (JSON_TYPE, FORM_TYPE):  # the two this module reads
+        what = f"Content-Type {echo(media, 60)}" if media else "no Content-Type"
+        return Rejection(
+            Problem.BAD_CONTENT_TYPE, method, path, f"a body with {what}: send {' or '.join(accepted)}"
+        )
     if media == JSON_TYPE:
         try:
             value = loads(raw)
@@ -453,19 +478,14 @@ def parse_body(method: str, path: str, content_type: str | None, raw: bytes) -> 
         if not isinstance(value, dict):
             return Rejection(Problem.NOT_AN_OBJECT, method, path, "the JSON body is not an object")
         return Body(value)
-    if media == FORM_TYPE:
-        try:
-            pairs = parse_qsl(
-                raw.decode("utf-8"),
-                keep_blank_values=True,
-                strict_parsing=False,
-                errors="strict",
-                max_num_fields=MAX_FORM_FIELDS,
-            )
-        except (UnicodeDecodeError, ValueError):
-            return Rejection(Problem.BAD_FORM, method, path, "the form body is not UTF-8 URL-encoded fields")
-        return Body(_fields(pairs), form=True)
-    what = f"Content-Type {echo(media, 60)}" if media else "no Content-Type"
-    return Rejection(
-        Problem.BAD_CONTENT_TYPE, method, path, f"a body with {what}: send {JSON_TYPE} or {FORM_TYPE}"
-    )
+    try:
+        pairs = parse_qsl(
+            raw.decode("utf-8"),
+            keep_blank_values=True,
+            strict_parsing=False,
+            errors="strict",
+            max_num_fields=MAX_FORM_FIELDS,
+        )
+    except (UnicodeDecodeError, ValueError):
+        return Rejection(Problem.BAD_FORM, method, path, "the form body is not UTF-8 URL-encoded fields")
+    return Body(_fields(pairs), form=True)

@@ -1,6 +1,8 @@
 """ITSM: a ServiceNow-like service desk back-end, built from the observed Table API schema.
 
-``ITSM`` is the system object the shared machinery (backends, MCP adapter, registry) uses.
+``ITSM`` is the system object the shared machinery (backends, MCP adapter, registry) uses. Its
+Table API on the wire (``http.py``: ``/api/now/table/...``) is served by ``serve itsm
+--transport rest``.
 """
 
 from __future__ import annotations
@@ -84,6 +86,12 @@ def _typed_surface():  # noqa: ANN202
     return build_typed_surface()
 
 
+def _http_api():  # noqa: ANN202
+    from enterprise_envs.mocks.itsm.http import build_http_api
+
+    return build_http_api()
+
+
 ITSM = System(
     name="itsm",
     catalog=CATALOG,
@@ -109,6 +117,7 @@ ITSM = System(
     conventions=ITSM_CONVENTIONS,
     directory=itsm_directory,
     setup_user="admin",
+    http=_http_api,
 )
 
 #: The name the registry discovers a system by.
