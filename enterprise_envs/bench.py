@@ -1,4 +1,4 @@
-"""Performance bench: reset, tool calls, Gym steps, verify, episodes, memory and MCP throughput.
+"""Performance bench: reset, tool calls, Gym steps, verify, episodes, memory, MCP and REST throughput.
 
 Every figure is measured in this process (memory in a fresh subprocess) with
 :func:`time.perf_counter_ns`, after a warm-up, over repeated samples, and reported as its
@@ -9,6 +9,9 @@ informational) and, where one applies, as a ratio to a floor measured in the sam
 - ``baseline.deserialize.<size>``: ``sqlite3`` deserialize of the same snapshot (what a reset would
   cost if it copied the world back; resets roll the episode's transaction back instead);
 - ``baseline.cartpole_step``: a step of gymnasium's ``CartPole-v1`` (floor of the framework).
+
+The served transports are measured under the same load, side by side: ``rest.calls_per_s`` and
+``rest.call_latency`` are reported as ratios to ``mcp.calls_per_s`` and ``mcp.call_latency``.
 
 The bench measures one suite (:data:`SUITE` by default) and names nothing of a system: the
 calls it times, its sample rows, the step's message and scenarios come from the suite's first
@@ -41,7 +44,7 @@ if TYPE_CHECKING:
     from enterprise_envs.mocks._core.system import System
 
 #: Groups of figures, in run order (``--only`` takes these names).
-GROUPS = ("reset", "tool", "step", "worst", "verify", "episodes", "memory", "mcp", "baselines")
+GROUPS = ("reset", "tool", "step", "worst", "verify", "episodes", "memory", "mcp", "rest", "baselines")
 
 #: The suite (Gym id) the bench measures unless told otherwise; its first system's workload
 #: drives the figures.
@@ -916,69 +919,133 @@ def mcp_client_probe(config: str) -> None:
     print(json.dumps({"event": "result", "rounds": rounds}), flush=True)
 
 
-def bench_mcp(settings: Settings) -> list[Figure]:
-    """MCP tool calls over HTTP on 127.0.0.1: a served world here, concurrent clients in a subprocess.
+def rest_client_probe(config: str) -> None:
+    """In the client subprocess: REST clients (a thread and a connection each), as :func:`mcp_client_probe`.
 
-    The clients run in their own process so they neither share this process's GIL with the
-    server thread nor count in its CPU time: ``mcp.calls_per_cpu_s`` is calls per CPU-second of
-    the serving process (per core), ``mcp.calls_per_s`` the wall-clock rate.
+    Each client sends the workload's calls on the ``rest`` surface as the vendor's wire requests
+    (:class:`~enterprise_envs.rest.client.RestClient`).
     """
-    import secrets
     import threading
 
-    from enterprise_envs.mcp import Hub, HubServer, WorldDefaults
+    from enterprise_envs import registry
+    from enterprise_envs.rest.client import RestClient
 
-    measured = target(settings.suite)
-    system, surface = measured.system.name, measured.workload.surface
-    token = secrets.token_urlsafe(24)
-    hub = Hub(world_defaults=WorldDefaults(size="default"))
-    server = HubServer(system, surface, tokens={token: "bench"}, hub=hub)
+    data = json.loads(config)
+    settings = Settings(**{**data["settings"], "sizes": tuple(data["settings"]["sizes"])})
+    system = registry.systems()[data["system"]]
+    workload = system.conventions.workload
+    assert workload is not None
+    calls, rows = workload.surfaces[data["surface"]], data["rows"]
+    apis = {system.name: system.http_api()}
+    clients, rounds = settings.mcp_clients, settings.mcp_rounds + 1
+    barrier = threading.Barrier(clients + 1)
+    counts = [[0] * clients for _ in range(rounds)]
+    latencies: list[list[float]] = [[] for _ in range(rounds)]
+    errors: list[str] = []
+    deadline = [0.0]
+
+    def client(index: int) -> None:
+        row = rows[index % len(rows)]
+        with RestClient(data["url"], apis, data["token"], env_id=data["env_id"]) as api:
+            for round_index in range(rounds):
+                barrier.wait()
+                limit = settings.mcp_calls if round_index else max(2, settings.mcp_calls // 5)
+                for call in range(limit):
+                    if time.monotonic() > deadline[0]:
+                        break
+                    name, arguments = (
+                        calls.write(row, f"rest bench {index} {call}") if call % 2 else calls.read(row)
+                    )
+                    start = time.perf_counter_ns()
+                    result = api.call(name, arguments)
+                    latencies[round_index].append((time.perf_counter_ns() - start) / 1000)
+                    if not result.ok:
+                        errors.append(f"{name}: {result.status} {result.body}")
+                    counts[round_index][index] += 1
+                barrier.wait()
+
+    threads = [threading.Thread(target=client, args=(index,), daemon=True) for index in range(clients)]
+    for thread in threads:
+        thread.start()
+    out = []
+    for round_index in range(rounds):
+        deadline[0] = time.monotonic() + settings.mcp_seconds
+        barrier.wait(timeout=settings.mcp_seconds + 30)
+        print(json.dumps({"event": "start", "round": round_index}), flush=True)
+        start = time.perf_counter_ns()
+        barrier.wait(timeout=settings.mcp_seconds + 30)
+        seconds = (time.perf_counter_ns() - start) / 1e9
+        print(json.dumps({"event": "end", "round": round_index}), flush=True)
+        out.append(
+            {"calls": sum(counts[round_index]), "seconds": seconds, "latencies": latencies[round_index]}
+        )
+    for thread in threads:
+        thread.join(30)
+    if errors:
+        raise RuntimeError(f"{len(errors)} REST calls failed, e.g. {errors[0]}")
+    print(json.dumps({"event": "result", "rounds": out}), flush=True)
+
+
+def _client_process(
+    probe: str, config: dict[str, Any], settings: Settings
+) -> tuple[dict[str, Any], dict[tuple[str, int], int]]:
+    """Run a load probe in a subprocess while this process serves.
+
+    The probe is ``mcp_client_probe`` or ``rest_client_probe``; returns its result and the
+    serving process's CPU time at each round's bounds.
+
+    Raises:
+        RuntimeError: The clients failed.
+    """
+    import threading
+
+    code = f"import sys\nfrom enterprise_envs.bench import {probe}\n{probe}(sys.argv[1])\n"
+    process = subprocess.Popen(
+        [sys.executable, "-c", code, json.dumps(config)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     marks: dict[tuple[str, int], int] = {}
     result: dict[str, Any] = {}
-    with server:
-        world = server.hub.create_world("bench", system, env_id="bench")
-        config = {
-            "url": server.mcp_url(world.id),
-            "token": token,
-            "system": system,
-            "surface": surface,
-            "rows": _sample(world.backend, measured.workload, settings.mcp_clients),
-            "settings": asdict(settings),
-        }
-        code = (
-            "import sys\nfrom enterprise_envs.bench import mcp_client_probe\nmcp_client_probe(sys.argv[1])\n"
-        )
-        process = subprocess.Popen(
-            [sys.executable, "-c", code, json.dumps(config)],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        watchdog = threading.Timer((settings.mcp_seconds + 30) * (settings.mcp_rounds + 1) + 60, process.kill)
-        watchdog.start()
-        try:
-            assert process.stdout is not None
-            for line in process.stdout:  # the server thread serves meanwhile; this thread just waits
-                now = time.process_time_ns()
-                try:
-                    message = json.loads(line)
-                except json.JSONDecodeError:
-                    continue
-                if message.get("event") in ("start", "end"):
-                    marks[(message["event"], message["round"])] = now
-                elif message.get("event") == "result":
-                    result = message
-            stderr = process.stderr.read() if process.stderr is not None else ""
+    watchdog = threading.Timer((settings.mcp_seconds + 30) * (settings.mcp_rounds + 1) + 60, process.kill)
+    watchdog.start()
+    try:
+        assert process.stdout is not None
+        for line in process.stdout:  # the server thread serves meanwhile; this thread just waits
+            now = time.process_time_ns()
+            try:
+                message = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if message.get("event") in ("start", "end"):
+                marks[(message["event"], message["round"])] = now
+            elif message.get("event") == "result":
+                result = message
+        stderr = process.stderr.read() if process.stderr is not None else ""
+        process.wait(timeout=30)
+    finally:
+        watchdog.cancel()
+        if process.poll() is None:
+            process.kill()
             process.wait(timeout=30)
-        finally:
-            watchdog.cancel()
-            if process.poll() is None:
-                process.kill()
-                process.wait(timeout=30)
-        internal = len(world.backend.internal_errors)
     if process.returncode != 0 or not result:
-        raise RuntimeError(f"MCP clients failed (exit {process.returncode}):\n{stderr[-4000:]}")
+        raise RuntimeError(f"{probe} failed (exit {process.returncode}):\n{stderr[-4000:]}")
+    return result, marks
+
+
+def _load_figures(
+    group: str,
+    what: str,
+    result: dict[str, Any],
+    marks: dict[tuple[str, int], int],
+    settings: Settings,
+    internal_errors: int,
+    latency_baseline: str,
+    rate_baseline: str | None = None,
+) -> list[Figure]:
+    """The figures of a served load: calls/s (wall clock), calls per serving CPU-second, latency."""
     timed = list(enumerate(result["rounds"]))[1:]
     rates = [item["calls"] / item["seconds"] for _, item in timed]
     per_cpu = [item["calls"] / ((marks[("end", i)] - marks[("start", i)]) / 1e9) for i, item in timed]
@@ -988,37 +1055,110 @@ def bench_mcp(settings: Settings) -> list[Figure]:
         "calls": sum(item["calls"] for _, item in timed),
         "seconds": sum(item["seconds"] for _, item in timed),
         "server_cpu_seconds": sum((marks[("end", i)] - marks[("start", i)]) / 1e9 for i, _ in timed),
-        "internal_errors": internal,
+        "internal_errors": internal_errors,
         "cpus": os.cpu_count(),
     }
-    where = f"{settings.mcp_clients} concurrent MCP SDK clients in a subprocess, half reads, half writes"
+    label = group.upper()
     return [
         Figure(
-            "mcp.calls_per_s",
-            "mcp",
-            f"MCP tool calls/s over HTTP on 127.0.0.1 (wall clock), {where}; one sample per round",
+            f"{group}.calls_per_s",
+            group,
+            f"{label} tool calls/s over HTTP on 127.0.0.1 (wall clock), {what}; one sample per round",
             "1/s",
             rates,
             extra=extra,
+            baseline=rate_baseline,
+            higher_is_better=True,
         ),
         Figure(
-            "mcp.calls_per_cpu_s",
-            "mcp",
-            "MCP tool calls per CPU-second of the serving process (calls/s/core); one sample per round",
+            f"{group}.calls_per_cpu_s",
+            group,
+            f"{label} tool calls per CPU-second of the serving process (calls/s/core); one sample per round",
             "1/s",
             per_cpu,
             budget=500.0,
             higher_is_better=True,
         ),
         Figure(
-            "mcp.call_latency",
-            "mcp",
-            "one MCP tool call as a client sees it, under that load",
+            f"{group}.call_latency",
+            group,
+            f"one {label} tool call as a client sees it, under that load",
             "us",
             latencies,
-            baseline="tool.typed.read",
+            baseline=latency_baseline,
         ),
     ]
+
+
+def bench_mcp(settings: Settings) -> list[Figure]:
+    """MCP tool calls over HTTP on 127.0.0.1: a served world here, concurrent clients in a subprocess.
+
+    The clients run in their own process so they neither share this process's GIL with the
+    server thread nor count in its CPU time: ``mcp.calls_per_cpu_s`` is calls per CPU-second of
+    the serving process (per core), ``mcp.calls_per_s`` the wall-clock rate.
+    """
+    import secrets
+
+    from enterprise_envs.mcp import Hub, HubServer, WorldDefaults
+
+    measured = target(settings.suite)
+    system, surface = measured.system.name, measured.workload.surface
+    token = secrets.token_urlsafe(24)
+    hub = Hub(world_defaults=WorldDefaults(size="default"))
+    with HubServer(system, surface, tokens={token: "bench"}, hub=hub) as server:
+        world = server.hub.create_world("bench", system, env_id="bench")
+        config = {
+            "url": server.mcp_url(world.id),
+            "token": token,
+            "system": system,
+            "surface": surface,
+            "rows": _sample(world.backend, measured.workload, settings.mcp_clients),
+            "settings": asdict(settings),
+        }
+        result, marks = _client_process("mcp_client_probe", config, settings)
+        internal = len(world.backend.internal_errors)
+    where = f"{settings.mcp_clients} concurrent MCP SDK clients in a subprocess, half reads, half writes"
+    return _load_figures("mcp", where, result, marks, settings, internal, "tool.typed.read")
+
+
+def bench_rest(settings: Settings) -> list[Figure]:
+    """The system as its vendor's REST API on 127.0.0.1, the same load as :func:`bench_mcp`.
+
+    Clients are threads with a keep-alive connection each, in a subprocess, sending the
+    workload's ``rest``-surface calls as the vendor's requests. Beside the MCP figures of the
+    same run: ``rest.calls_per_s`` has ``mcp.calls_per_s`` as its baseline (ratio > 1: REST
+    serves more calls per second), ``rest.call_latency`` ``mcp.call_latency``.
+    """
+    import secrets
+
+    from enterprise_envs.mcp import Hub, WorldDefaults
+    from enterprise_envs.rest import RestServer
+
+    measured = target(settings.suite)
+    system = measured.system.name
+    if measured.system.http is None:
+        return []
+    token = secrets.token_urlsafe(24)
+    hub = Hub(world_defaults=WorldDefaults(size="default"))
+    with RestServer(system, tokens={token: "bench"}, hub=hub) as server:
+        world = server.hub.create_world("bench", system, env_id="bench")
+        config = {
+            "url": server.base_url,
+            "env_id": world.id,
+            "token": token,
+            "system": system,
+            "surface": server.api.surface,
+            "rows": _sample(world.backend, measured.workload, settings.mcp_clients),
+            "settings": asdict(settings),
+        }
+        result, marks = _client_process("rest_client_probe", config, settings)
+        internal = len(world.backend.internal_errors)
+    hub.close()
+    where = f"{settings.mcp_clients} concurrent {server.api.name} clients in a subprocess"
+    where += ", half reads, half writes"
+    return _load_figures(
+        "rest", where, result, marks, settings, internal, "mcp.call_latency", rate_baseline="mcp.calls_per_s"
+    )
 
 
 def _lookup_figure(measured: Target, settings: Settings) -> Figure:
@@ -1242,6 +1382,7 @@ def run_bench(
         "episodes": bench_episodes,
         "memory": bench_memory,
         "mcp": bench_mcp,
+        "rest": bench_rest,
     }
     started = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     clock = time.perf_counter_ns()
@@ -1283,6 +1424,7 @@ __all__ = [
     "Target",
     "format_value",
     "mcp_client_probe",
+    "rest_client_probe",
     "episode_memory_probe",
     "memory_probe",
     "percentile",

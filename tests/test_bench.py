@@ -53,6 +53,9 @@ EXPECTED = {
     "mcp.calls_per_s",
     "mcp.calls_per_cpu_s",
     "mcp.call_latency",
+    "rest.calls_per_s",
+    "rest.calls_per_cpu_s",
+    "rest.call_latency",
     "baseline.sqlite_lookup",
     "baseline.deserialize.tiny",
     "baseline.deserialize.default",
@@ -70,6 +73,8 @@ WITH_RATIO = {
     "step.tool": "baseline.cartpole_step",
     "step.message": "baseline.cartpole_step",
     "mcp.call_latency": "tool.typed.read",
+    "rest.calls_per_s": "mcp.calls_per_s",
+    "rest.call_latency": "mcp.call_latency",
 }
 WITH_BUDGET = {
     "reset.default",
@@ -83,6 +88,7 @@ WITH_BUDGET = {
     "episodes.oracle_per_cpu_s",
     "memory.per_env",
     "mcp.calls_per_cpu_s",
+    "rest.calls_per_cpu_s",
 }
 
 
@@ -125,11 +131,12 @@ def test_table_lists_every_figure(report: Report) -> None:
     assert "n/a" not in text
 
 
-def test_episodes_and_mcp_did_real_work(report: Report) -> None:
+def test_episodes_mcp_and_rest_did_real_work(report: Report) -> None:
     episodes = report.figure("episodes.oracle")
     assert episodes.extra["outcomes"].get("success", 0) == episodes.extra["scenarios"]
-    mcp = report.figure("mcp.calls_per_s")
-    assert mcp.extra["calls"] > 0 and mcp.extra["internal_errors"] == 0
+    for group in ("mcp", "rest"):
+        served = report.figure(f"{group}.calls_per_s")
+        assert served.extra["calls"] > 0 and served.extra["internal_errors"] == 0, group
     assert report.figure("verify.default").extra["changes"] >= 1  # after one write
     assert report.figure("restore.default").extra["restored_by"] == "rollback"
     assert report.figure("memory.per_1000_episodes").extra["episodes"] == 4 * episodes.extra["scenarios"]
@@ -163,6 +170,7 @@ def test_cli_arguments() -> None:
         "episodes",
         "memory",
         "mcp",
+        "rest",
         "baselines",
     }
 

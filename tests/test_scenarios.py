@@ -85,7 +85,9 @@ def test_every_scenario_has_an_oracle_on_every_surface_its_systems_have() -> Non
     # An oracle that falls back to another surface's solution calls tools the surface lacks: its
     # episodes there (and over the vendors' APIs, which serve the rest surface) prove nothing.
     missing = {
-        sid: sorted(set(registry.systems()[registry.scenarios()[sid].systems[0]].surfaces) - set(_surfaces(sid)))
+        sid: sorted(
+            set(registry.systems()[registry.scenarios()[sid].systems[0]].surfaces) - set(_surfaces(sid))
+        )
         for sid in SCENARIOS
     }
     assert {sid: gap for sid, gap in missing.items() if gap} == {}

@@ -368,7 +368,7 @@ def _serve_rest(
     lines.append(f"  control plane: {root}/control/  (Authorization: Bearer <token>)")
     if episodes:
         lines.append(
-            f"  the user:      POST {root}/control/episodes/<id>/messages {{\"text\": ...}}; "
+            f'  the user:      POST {root}/control/episodes/<id>/messages {{"text": ...}}; '
             "the verdict: POST .../verify"
         )
     return _run(app, args, lines, tokens, generated)

@@ -68,7 +68,9 @@ def run_load(clients: int, calls: int) -> float:
             side.join(5)
         elapsed = time.perf_counter() - started
         for side_index, token in enumerate((TOKEN_A, TOKEN_B)):
-            expected = sorted(text for index, texts in enumerate(written) if index % 2 == side_index for text in texts)
+            expected = sorted(
+                text for index, texts in enumerate(written) if index % 2 == side_index for text in texts
+            )
             rows = worlds[token].store.select("message", "text LIKE ?", (f"{TEXT_PREFIX}%",))
             assert sorted(row["text"] for row in rows) == expected  # every write, in its own world only
             assert len({row["ts"] for row in rows}) == len(rows)  # no two messages share a ts
