@@ -19,6 +19,7 @@ envs; another token's id is unknown to it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -45,6 +46,7 @@ from enterprise_envs.serving import (
     bearer_owner,
 )
 
+_SLASHES = re.compile(r"/{2,}")
 #: The path prefix naming the env a request acts on (``/envs/<id>/...``).
 ENV_PREFIX = "/envs/"
 #: The methods the API route takes (a method no route of the API has gets its vendor's answer).
@@ -216,7 +218,9 @@ class Gateway:
     async def handle(self, request: Request) -> Response:
         """One request of an API: route, read, authenticate, call, answer as the vendor does."""
         method = request.method
-        path = request.scope["path"]
+        # Repeated slashes are one (as most servers read them, Okta's too): a client given a
+        # base URL ending in "/" sends "//api/v1/...".
+        path = _SLASHES.sub("/", request.scope["path"])
         env_id = request.headers.get(ENV_HEADER) or None
         prefix = ""
         if path.startswith(ENV_PREFIX):

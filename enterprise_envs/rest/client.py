@@ -1,5 +1,8 @@
 """Tool calls over a served vendor API: each call sent as the request the vendor's client sends.
 
+``RestClient`` is also a ``Transport`` (``mocks/_core/http.py``): :meth:`RestClient.send` sends
+a ready :class:`WireRequest` (a recorded one, in a replay).
+
 :class:`RestClient` is for harnesses that hold tool calls (an agent's actions, the oracle's
 solution, a benchmark's workload) and want them to travel the wire as a vendor's client would
 send them (:meth:`HttpApi.request_for`): same routes, auth scheme and bodies. Vendors' own
@@ -20,7 +23,7 @@ from urllib.parse import urlsplit
 
 from enterprise_envs.mcp.hub import DEFAULT_ID
 from enterprise_envs.mocks._core.backend import CallResult
-from enterprise_envs.mocks._core.http import JSON_TYPE, HttpApi
+from enterprise_envs.mocks._core.http import JSON_TYPE, HttpApi, WireRequest
 from enterprise_envs.mocks._core.tools import WAIT_TOOL
 from enterprise_envs.mocks._core.world import TOOL_SEPARATOR
 from enterprise_envs.rest.app import ENV_PREFIX
@@ -99,16 +102,33 @@ class RestClient:
         """
         if self.is_wait(tool):
             # Simulated time runs on the control plane: sleeping here would not move it.
-            method, target = "POST", f"{CONTROL}/envs/{self.env_id}/wait"
-            payload: bytes | None = json.dumps(arguments or {}).encode("utf-8")
             headers = {"Authorization": f"Bearer {self.token}", "Content-Type": JSON_TYPE}
-        else:
-            api, name = self.resolve(tool)
-            wire = api.request_for(name, arguments or {})
-            method, target, payload = wire.method, f"{self.prefix}{wire.target()}", wire.payload()
-            headers = {"Authorization": api.auth.header(self.token), "Accept": JSON_TYPE}
-            if payload is not None:
-                headers["Content-Type"] = JSON_TYPE
+            payload = json.dumps(arguments or {}).encode("utf-8")
+            return self._exchange(tool, "POST", f"{CONTROL}/envs/{self.env_id}/wait", payload, headers)
+        api, name = self.resolve(tool)
+        result = self.send(api.request_for(name, arguments or {}), api)
+        return CallResult(tool, result.status, result.body, result.headers)
+
+    def send(self, request: WireRequest, api: HttpApi | None = None) -> CallResult:
+        """Send one wire request with ``api``'s credentials (a :class:`Transport`).
+
+        Args:
+            request: The request (its path under the API's root; the env prefix is added).
+            api: Whose credentials scheme to use (default: the only API served).
+
+        Raises:
+            OSError: The server could not be reached (a connection error, a timeout).
+        """
+        api = api or next(iter(self.apis.values()))
+        headers = {"Authorization": api.auth.header(self.token), "Accept": JSON_TYPE}
+        payload = request.payload()
+        if payload is not None:
+            headers["Content-Type"] = JSON_TYPE
+        return self._exchange("", request.method, f"{self.prefix}{request.target()}", payload, headers)
+
+    def _exchange(
+        self, tool: str, method: str, target: str, payload: bytes | None, headers: dict[str, str]
+    ) -> CallResult:
         try:
             self.connection.request(method, target, body=payload, headers=headers)
             response = self.connection.getresponse()
@@ -117,7 +137,10 @@ class RestClient:
             self.connection.close()  # the next call reconnects
             raise
         body = json.loads(raw) if raw else None
-        found = {name.title(): value for name, value in response.getheaders()}
+        found: dict[str, str] = {}
+        for name, value in response.getheaders():  # a repeated header is one, comma-joined
+            key = name.title()
+            found[key] = f"{found[key]}, {value}" if key in found else value
         return CallResult(tool, response.status, body, found)
 
     def close(self) -> None:

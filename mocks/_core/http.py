@@ -39,10 +39,10 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
-from typing import Any
-from urllib.parse import parse_qsl, quote, urlencode
+from typing import Any, Protocol
+from urllib.parse import parse_qsl, quote, unquote, urlencode
 
-from enterprise_envs.mocks._core.backend import CallResult
+from enterprise_envs.mocks._core.backend import Backend, CallResult
 from enterprise_envs.mocks._core.inputs import InputError, echo, loads
 
 __all__ = [
@@ -52,10 +52,12 @@ __all__ = [
     "Auth",
     "Body",
     "HttpApi",
+    "InProcess",
     "Problem",
     "Rejection",
     "Reply",
     "Route",
+    "Transport",
     "WireRequest",
     "coerce",
     "parse_body",
@@ -254,6 +256,18 @@ class WireRequest:
         return None if self.body is None else json.dumps(self.body, ensure_ascii=False).encode("utf-8")
 
 
+class Transport(Protocol):
+    """Where a vendor's requests go: in process (:class:`InProcess`) or over HTTP.
+
+    Over HTTP is the REST transport's ``RestClient``; a replay of recorded requests or a harness
+    written against this runs either way.
+    """
+
+    def send(self, request: WireRequest) -> CallResult:
+        """Send one request; an error answer is a result, never an exception."""
+        ...
+
+
 #: Methods whose arguments all travel in the query string (they take no body).
 _QUERY_METHODS = frozenset({"GET", "HEAD", "DELETE"})
 
@@ -404,6 +418,38 @@ class HttpApi:
     def reply(self, result: CallResult) -> Reply:
         """A tool's result as the API answers it."""
         return Reply(self.status(result), result.body, dict(result.headers))
+
+
+class InProcess:
+    """Requests of an :class:`HttpApi` answered on a backend with no socket: a :class:`Transport`.
+
+    What the HTTP transport does with a request short of the network: route it, read its query
+    and JSON body as the tool's schema types them, call the tool with ``Backend.call`` (as the
+    backend's identity), and answer as the API does (:meth:`HttpApi.reply`). Credentials are
+    not checked: the caller holds the backend.
+
+    Args:
+        backend: The world the tools run on.
+        api: The system's HTTP API.
+    """
+
+    def __init__(self, backend: Backend, api: HttpApi) -> None:
+        self.backend = backend
+        self.api = api
+
+    def send(self, request: WireRequest) -> CallResult:
+        """Route and call one request (its path percent-decoded, as a server reads it)."""
+        api = self.api
+        found = api.match(request.method, unquote(request.path))
+        if isinstance(found, Rejection):
+            reply = api.reject(found)
+            return CallResult("", reply.status, reply.body, dict(reply.headers))
+        route, params = found
+        schema = self.backend.system.surface(api.surface)[route.tool].input_schema
+        body = Body(request.body if isinstance(request.body, dict) else None)
+        arguments = api.arguments(route, params, request.query, body, schema)
+        reply = api.reply(self.backend.call(route.tool, arguments, surface=api.surface))
+        return CallResult(route.tool, reply.status, reply.body, dict(reply.headers))
 
 
 def _fields(pairs: Iterable[tuple[str, str]]) -> dict[str, Any]:

@@ -5,7 +5,8 @@ catalog (``tables.py``, from Okta's dated OpenAPI description derived into ``spe
 world (``world/``), conventions (Okta's ids, times and words), error envelope (``errors.py``),
 record engine (``records.py``), service layer (``services/``: the user lifecycle, membership,
 apps, factors, lists), surfaces (``surfaces/``: ``rest``, Okta's Management API by
-``operationId``, and ``typed``, task-level tools), access policy (``access.py``: the help-desk
+``operationId``, and ``typed``, task-level tools), the Management API on the wire (``http.py``:
+``/api/v1/...``, served by ``serve identity --transport rest``), access policy (``access.py``: the help-desk
 administrator's rights), notifications (``notifications.py``) and identities.
 """
 
@@ -102,6 +103,12 @@ def _typed_surface():  # noqa: ANN202
     return build_typed_surface()
 
 
+def _http_api(version: str = CURRENT_VERSION):  # noqa: ANN202
+    from enterprise_envs.mocks.identity.http import build_http_api
+
+    return build_http_api(version)
+
+
 IDENTITY = System(
     name="identity",
     catalog=CATALOG,
@@ -127,6 +134,7 @@ IDENTITY = System(
     conventions=IDENTITY_CONVENTIONS,
     directory=identity_directory,
     setup_user=SETUP_LOGIN,
+    http=_http_api,
 )
 
 #: The name the registry discovers a system by.
@@ -163,6 +171,7 @@ def _identity_system(version: str) -> System:
         catalog=catalog,
         metadata=metadata,
         surfaces={"rest": lambda: _rest_surface(version), "typed": _typed_surface},
+        http=lambda: _http_api(version),
         settings={**IDENTITY_SETTINGS, "spec_version": version},
     )
 

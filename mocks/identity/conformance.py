@@ -5,10 +5,15 @@ The cassettes in ``spec/observed/`` were recorded by Okta's Python SDK against r
 episode of a tiny identity world (one episode per cassette), acting as the org's super
 administrator (the recordings used an API token of one), and maps every request onto the mock:
 
-- **Routing.** The method and path are matched against the paths of the release's derived
-  description (``/api/v1/users/{id}/lifecycle/suspend`` is ``suspendUser``); the operation's
-  ``rest`` tool (named by its ``operationId``) is called with the path parameters, the query
-  parameters the tool takes (typed by its schema) and the request body's properties. The 2020
+- **Routing.** The method and path are matched against the routes of Okta's HTTP API
+  (``http.build_http_api``: ``POST /api/v1/users/{id}/lifecycle/suspend`` is ``suspendUser``),
+  then against the rest of the release's derived description (operations without a tool) and
+  the operations outside it the replay sets up. A served operation's request, its ids mapped
+  onto the mock's and the query parameters its tool does not take left out, is sent through a
+  **transport** (``mocks/_core/http.py``'s ``Transport``): ``InProcess`` matches it against the
+  same HttpApi routes, reads its query and body as the tool's schema types them and calls the
+  tool with ``Backend.call``; the REST transport's ``RestClient`` sends it to the mock served
+  as Okta's API (``RestServer("identity")``). The comparisons are the same either way. The 2020
   cassettes recorded no request bodies: where a tool needs one (``assignUserToApplication``,
   ``assignRoleToUser``, ``updateUser``) it is rebuilt from the recorded response
   (:data:`REBUILT_BODIES`).
@@ -36,8 +41,10 @@ the mock's against the recording's (the state a lifecycle operation leaves); an 
 
 The differences kept on purpose are the "Known differences" table of
 ``docs/systems/identity.md``; ``tests/mocks/identity/test_conformance.py`` checks the replay finds
-exactly those. Run ``python -m enterprise_envs.mocks.identity.conformance`` for the report
-(PyYAML reads the cassettes; nothing else in the package needs it).
+exactly those, and ``test_conformance_http.py`` that the replay over HTTP finds the same but the
+``Content-Type`` one (the served answers carry ``application/json``). Run
+``python -m enterprise_envs.mocks.identity.conformance`` for the report (PyYAML reads the
+cassettes; nothing else in the package needs it).
 """
 
 from __future__ import annotations
@@ -52,8 +59,9 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
+from enterprise_envs.mocks._core.access import Identity
 from enterprise_envs.mocks._core.backend import Backend, CallContext, CallResult
 from enterprise_envs.mocks._core.conformance import (
     DIFFERING,
@@ -65,10 +73,12 @@ from enterprise_envs.mocks._core.conformance import (
     shape_differences,
     verdict,
 )
+from enterprise_envs.mocks._core.http import HttpApi, InProcess, Rejection, Route, Transport, WireRequest
 from enterprise_envs.mocks._core.openapi import dereference
 from enterprise_envs.mocks._core.system import System
 from enterprise_envs.mocks.identity import identity_system
 from enterprise_envs.mocks.identity.conventions import role_id
+from enterprise_envs.mocks.identity.http import build_http_api, described_operation
 from enterprise_envs.mocks.identity.records import ENGINE
 from enterprise_envs.mocks.identity.services.apps import reconcile_user
 from enterprise_envs.mocks.identity.surfaces.rest import SpecOperation, operations
@@ -494,37 +504,71 @@ def _error_summary(result: CallResult) -> str:
 
 
 @dataclass(frozen=True)
-class _Route:
+class _Routed:
+    """Where a recorded request goes: its operation and the values of the path's parameters."""
+
     operation: SpecOperation
     values: dict[str, str]
 
 
-def _match(template: str, path: str) -> list[str] | None:
-    """The path's values at the template's ``{}`` places, or None if it does not fit."""
-    want, got = template.strip("/").split("/"), path.strip("/").split("/")
-    if len(want) != len(got):
-        return None
-    values = []
-    for expected, actual in zip(want, got, strict=True):
-        if expected == "{}":
-            values.append(actual)
-        elif expected != actual:
-            return None
-    return values
+def _routes(
+    table: Mapping[tuple[str, str], Any], names: Callable[[Any], Sequence[str]]
+) -> list[tuple[Route, Any]]:
+    """A table keyed by (method, template with ``{}``) as routes, each ``{}`` named by ``names(entry)``."""
+    found = []
+    for (method, template), entry in table.items():
+        parts = template.split("{}")
+        given = list(names(entry)) or [f"p{i}" for i in range(len(parts) - 1)]
+        path = parts[0] + "".join(f"{{{name}}}{part}" for name, part in zip(given, parts[1:], strict=True))
+        found.append((Route(method, path, ""), entry))
+    return found
+
+
+_UNMODELLED_ROUTES = _routes(UNMODELLED, lambda entry: ())
+_EXTRA_ROUTES = _routes(_EXTRA_OPERATIONS, lambda entry: entry[1])
+
+
+def _find(routes: Sequence[tuple[Route, Any]], method: str, path: str) -> tuple[Any, dict[str, str]] | None:
+    for route, entry in routes:
+        if route.method == method:
+            values = route.match(path)
+            if values is not None:
+                return entry, values
+    return None
+
+
+def _fill(template: str, values: Mapping[str, str]) -> str:
+    """A path template with its parameters' values, percent-encoded (``ana%40example.com``)."""
+    return re.sub(r"\{([^}]+)\}", lambda found: quote(values[found.group(1)], safe=""), template)
 
 
 class _Replay:
-    """One cassette's replay in a fresh episode (see the module docstring)."""
+    """One cassette's replay in a fresh episode (see the module docstring).
 
-    def __init__(self, backend: Backend, version: str, cassette: Cassette) -> None:
+    Args:
+        backend: The world the cassette plays in (reset for it; setup is applied to its store).
+        transport: Where the replayed requests go (in process, or a server over HTTP).
+        api: Okta's HTTP API of the release (what a recorded request routes to).
+        version: The release.
+        cassette: The cassette.
+        identity: Who the calls act as (the org's super administrator).
+    """
+
+    def __init__(
+        self,
+        backend: Backend,
+        transport: Transport,
+        api: HttpApi,
+        version: str,
+        cassette: Cassette,
+        identity: Identity,
+    ) -> None:
         self.backend = backend
+        self.transport = transport
+        self.api = api
         self.version = version
         self.document = spec_document(version)
         self.cassette = cassette
-        system = backend.system
-        identity = system.user_identity(backend.store, system.setup_user)
-        if identity is None:
-            raise RuntimeError("the identity world has no setup administrator")
         self.identity = identity
         #: Ids the cassette saw for objects it created -> the mock's ids for them.
         self.ids: dict[str, str] = {}
@@ -534,32 +578,27 @@ class _Replay:
 
     # -- routing
 
-    def route(self, interaction: Interaction) -> _Route | tuple[str, str] | None:
-        """The served operation (with its path values), an unmodelled one (id, why), or None."""
-        unmodelled = self._find(UNMODELLED, interaction)
+    def route(self, interaction: Interaction) -> _Routed | tuple[str, str] | None:
+        """The operation (with its path values), an unmodelled one (id, why), or None.
+
+        The API's own routes first (the served operations), then the release's description
+        (operations without a tool), then the operations outside it the replay sets up.
+        """
+        method, path = interaction.method, interaction.path
+        unmodelled = _find(_UNMODELLED_ROUTES, method, path)
         if unmodelled is not None:
             return unmodelled[0]
-        for operation in operations(self.version).values():
-            if operation.method != interaction.method:
-                continue
-            values = _match(operation.template, interaction.path)
-            if values is not None:
-                return _Route(operation, dict(zip(operation.path_parameters, values, strict=True)))
-        extra = self._find(_EXTRA_OPERATIONS, interaction)
+        served = self.api.match(method, path)
+        if not isinstance(served, Rejection):
+            route, values = served
+            return _Routed(operations(self.version)[route.tool], values)
+        described = described_operation(method, path, self.version)
+        if described is not None:
+            return _Routed(*described)
+        extra = _find(_EXTRA_ROUTES, method, path)
         if extra is not None:
             (operation_id, names), values = extra
-            path = interaction.path
-            spec = SpecOperation(operation_id, interaction.method, path, tuple(names))
-            return _Route(spec, dict(zip(names, values, strict=True)))
-        return None
-
-    @staticmethod
-    def _find(table: Mapping[tuple[str, str], Any], interaction: Interaction) -> tuple[Any, list[str]] | None:
-        for (method, template), entry in table.items():
-            if method == interaction.method:
-                values = _match(template, interaction.path)
-                if values is not None:
-                    return entry, values
+            return _Routed(SpecOperation(operation_id, method, path, tuple(names)), values)
         return None
 
     def map_value(self, value: str) -> str:
@@ -617,7 +656,7 @@ class _Replay:
             except Exception as error:  # a recorded object the mock cannot hold: say so, go on
                 return self.step(interaction, operation, SKIPPED, f"could not be set up: {error!r}")
             return self.step(interaction, operation, SETUP, why)
-        tool = self.backend.surface.tools.get(operation)
+        tool = self.backend.system.surface(self.api.surface).tools.get(operation)
         if tool is None:
             why = NO_TOOL.get(operation, "no rest tool, and nothing later in the cassette reads what it does")
             return self.step(interaction, operation, SKIPPED, why)
@@ -637,9 +676,10 @@ class _Replay:
         values: dict[str, str],
         schema: Mapping[str, Any],
     ) -> Step:
+        """Send the recorded request (ids and cursors mapped onto the mock's) and compare the answer."""
         properties = schema.get("properties", {})
-        arguments: dict[str, Any] = dict(values)
         differences = []
+        query: list[tuple[str, str]] = []
         limit = None
         for name, value in interaction.query:
             if name not in properties:
@@ -649,7 +689,7 @@ class _Replay:
                 continue
             if name == "after":
                 value = self.cursors.get(value, value)
-            arguments[name] = _typed(self.mapped(value), properties[name])
+            query.append((name, self.map_value(value)))
             if name == "limit":
                 limit = int(value)
         body = interaction.body
@@ -660,9 +700,13 @@ class _Replay:
         ):
             body = {key: interaction.response[key] for key in REBUILT_BODIES[operation.operation_id]
                     if key in interaction.response}  # fmt: skip
-        if isinstance(body, dict):
-            arguments.update(self.mapped(body))
-        result = self.backend.call(operation.operation_id, arguments, identity=self.identity)
+        request = WireRequest(
+            interaction.method,
+            _fill(operation.path, values),
+            tuple(query),
+            self.mapped(body) if isinstance(body, dict) else None,
+        )
+        result = self.transport.send(request)
         self.follow_cursor(interaction, result)
         differences += compare(self.document, operation, interaction, result, limit)
         return self.step(interaction, operation.operation_id, verdict(differences), "", differences)
@@ -672,7 +716,7 @@ class _Replay:
         recorded = _AFTER.findall(_next_link(interaction.headers.get("link", "")))
         mock = _AFTER.findall(_next_link({k.lower(): v for k, v in result.headers.items()}.get("link", "")))
         if recorded and mock:
-            self.cursors[recorded[0]] = mock[0]
+            self.cursors[unquote(recorded[0])] = unquote(mock[0])
 
     # -- setup, applied to the store from the recorded response
 
@@ -687,18 +731,6 @@ class _Replay:
 
 def _next_link(link: str) -> str:
     return next((part for part in link.split(",") if 'rel="next"' in part), "")
-
-
-def _typed(value: str, schema: Mapping[str, Any]) -> Any:
-    kind = schema.get("type")
-    if kind == "boolean":
-        return value.lower() == "true"
-    if kind == "integer":
-        try:
-            return int(value)
-        except ValueError:
-            return value
-    return value
 
 
 def _text(value: Any) -> str:
@@ -864,30 +896,57 @@ NO_TOOL = {
 }
 
 
-def replay(version: str = CURRENT_VERSION, cassettes: Sequence[Cassette] | None = None) -> ConformanceReport:
+def replay(
+    version: str = CURRENT_VERSION,
+    cassettes: Sequence[Cassette] | None = None,
+    *,
+    backend: Backend | None = None,
+    transport: Transport | None = None,
+) -> ConformanceReport:
     """Replay the cassettes against the mock of a release (see the module docstring).
+
+    Each cassette plays in a fresh episode of ``backend`` (reset to episode seed 0), whose calls
+    act as the org's super administrator (the recordings used a super administrator's token):
+    its ``identity`` is set to them for the replay, so calls that reach it over HTTP do too.
 
     Args:
         version: The release of Okta's description the mock is built from.
         cassettes: The cassettes to replay (default: every shipped one).
+        backend: The world to replay in (default: a tiny world of seed 0, made and closed here).
+            Over HTTP: the served world (``RestServer("identity")``'s, in this process), whose
+            store the replay sets up directly, as in process.
+        transport: Where the requests go (default: :class:`InProcess` on ``backend``); over HTTP,
+            a ``RestClient`` of the server serving ``backend``.
 
     Returns:
         The report: per cassette, each interaction's outcome and differences.
     """
-    system: System = identity_system(version)
-    backend = Backend(system, size="tiny", world_seed=0, surface="rest")
+    system: System = identity_system(version) if backend is None else backend.system
+    owned = backend is None
+    world = Backend(system, size="tiny", world_seed=0, surface="rest") if backend is None else backend
+    api = build_http_api(version)
+    sender = InProcess(world, api) if transport is None else transport
     try:
         reports = []
         for cassette in load_cassettes() if cassettes is None else cassettes:
-            backend.reset(episode_seed=0)
-            backend.mark_start()
-            run = _Replay(backend, version, cassette)
+            with world.lock:
+                world.reset(episode_seed=0)
+                world.mark_start()
+                admin = system.user_identity(world.store, system.setup_user)
+                if admin is None:
+                    raise RuntimeError("the identity world has no setup administrator")
+                world.identity = admin
+            run = _Replay(world, sender, api, version, cassette, admin)
             for interaction in cassette.interactions:
                 run.run(interaction)
             reports.append(run.report)
         return ConformanceReport(version, reports)
     finally:
-        backend.close()
+        if owned:
+            world.close()
+        else:  # a served world goes back to acting as the agent
+            with world.lock:
+                world.identity = system.agent_identity(world.store)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
