@@ -17,11 +17,13 @@ the SDK's tests use):
   header); after waiting ``Retry-After`` the retried call is compared with the sample, the
   answer the SDK's retry handler gets.
 
-For every replayed sample :func:`compare` lists how the mock's body differs: keys the sample has
-and the mock lacks, keys the mock adds, JSON types, and inside a list (whose items are the mock's
-own rows, not the sample's) a key the description declares for the items may be absent from the
-sample. Samples of methods the mock does not serve are skipped, each with its reason
-(:data:`SKIPPED`).
+The calls go as Slack's wire requests through a transport: in process by default, or over HTTP
+to the mock served as Slack's Web API (``tests/mocks/chat/test_conformance.py`` runs both and
+gets the same report). For every replayed sample :func:`compare` lists how the mock's body
+differs: keys the sample has and the mock lacks, keys the mock adds, JSON types, and inside a
+list (whose items are the mock's own rows, not the sample's) a key the description declares for
+the items may be absent from the sample. Samples of methods the mock does not serve are skipped,
+each with its reason (:data:`SKIPPED`).
 
 The differences kept on purpose, most of them the samples' own trimming or placeholders, are
 :data:`KNOWN_DIFFERENCES`; ``tests/mocks/chat/test_conformance.py`` checks the replay finds exactly
@@ -53,6 +55,7 @@ from enterprise_envs.mocks._core.conformance import (
     verdict,
 )
 from enterprise_envs.mocks._core.faults import FaultConfig, RateLimit
+from enterprise_envs.mocks._core.http import InProcess, Transport
 from enterprise_envs.mocks.chat import CHAT
 from enterprise_envs.mocks.chat.surfaces.rest import methods
 from enterprise_envs.mocks.chat.tables import spec_document
@@ -192,54 +195,62 @@ def compare(sample: str, operation: str, recorded: Any, body: Any) -> list[Diffe
 # -- the replay ------------------------------------------------------------------------------------
 
 
-def _page_size(backend: Backend, tool: str, pages: int, arguments: Mapping[str, Any]) -> int:
+#: A method call of the replay: (operationId, arguments) -> the answer, in process or over HTTP.
+Call = Callable[[str, Mapping[str, Any]], CallResult]
+
+
+def _page_size(call: Call, tool: str, pages: int, arguments: Mapping[str, Any]) -> int:
     """The page size that splits the mock's whole list into ``pages`` pages."""
-    whole = backend.call(tool, {**arguments, "limit": 1000})
+    whole = call(tool, {**arguments, "limit": 1000})
     key = "channels" if tool == "conversations_list" else "members"
     return max(1, math.ceil(len(whole.body[key]) / pages))
 
 
-def _pages(
-    backend: Backend, tool: str, pages: int, arguments: Mapping[str, Any] | None = None
-) -> list[CallResult]:
+def _pages(call: Call, tool: str, pages: int, arguments: Mapping[str, Any] | None = None) -> list[CallResult]:
     """A list read in ``pages`` cursor pages, each with the cursor the previous one handed out."""
     arguments = dict(arguments or {})
-    limit = _page_size(backend, tool, pages, arguments)
+    limit = _page_size(call, tool, pages, arguments)
     results, cursor = [], ""
     for _ in range(pages):
-        call = {**arguments, "limit": limit, **({"cursor": cursor} if cursor else {})}
-        results.append(backend.call(tool, call))
+        results.append(call(tool, {**arguments, "limit": limit, **({"cursor": cursor} if cursor else {})}))
         cursor = (results[-1].body.get("response_metadata") or {}).get("next_cursor", "")
     return results
 
 
-def _rate_limited_auth_test(backend: Backend, sample: str) -> tuple[CallResult, list[Difference]]:
+def _rate_limited_auth_test(backend: Backend, call: Call, sample: str) -> tuple[CallResult, list[Difference]]:
     """``auth.test`` under a rate limit: Slack's 429 first, then (after Retry-After) the answer."""
     backend.set_faults(FaultConfig(rate_limit=RateLimit(calls=1, window_seconds=60)))
     found: list[Difference] = []
-    backend.call("auth_test", {})
-    limited = backend.call("auth_test", {})
+    call("auth_test", {})
+    limited = call("auth_test", {})
     if limited.status != 429:
         found.append(
             Difference("auth_test", "status", f"429 -> {limited.status}", "the rate-limited call", sample)
         )
     if limited.body != RATE_LIMITED:
         found.append(Difference("auth_test", "value", "body", f"{limited.body} for a 429", sample))
-    if set(limited.headers) != {"Retry-After"}:
-        found.append(
-            Difference("auth_test", "header", "Retry-After", f"headers {sorted(limited.headers)}", sample)
-        )
-    seconds = int(limited.headers.get("Retry-After", "60"))
-    backend.call("wait", {"seconds": seconds})
-    return backend.call("auth_test", {}), found
+    # The wire adds its own (Content-Type, Date, ...): the vendor's headers are the question.
+    vendor = {name for name in limited.headers if name.lower() not in WIRE_HEADERS}
+    if {name.lower() for name in vendor} != {"retry-after"}:
+        found.append(Difference("auth_test", "header", "Retry-After", f"headers {sorted(vendor)}", sample))
+    seconds = int(_header(limited.headers, "Retry-After") or "60")
+    backend.call("wait", {"seconds": seconds})  # simulated time: the world's own tool, not Slack's
+    return call("auth_test", {}), found
 
+
+def _header(headers: Mapping[str, str], name: str) -> str | None:
+    return next((value for key, value in headers.items() if key.lower() == name.lower()), None)
+
+
+#: Headers any HTTP server adds to an answer (not Slack's own).
+WIRE_HEADERS = frozenset({"content-type", "content-length", "date", "server"})
 
 #: Each served sample sequence: (sample names in order, operationId, replay of the whole sequence).
-_Replay = Callable[[Backend], list[CallResult]]
+_Replay = Callable[[Call], list[CallResult]]
 _SEQUENCES: tuple[tuple[tuple[str, ...], str, _Replay], ...] = (
-    (("api_test",), "api_test", lambda backend: [backend.call("api_test", {})]),
-    (("api_test_false",), "api_test", lambda backend: [backend.call("api_test", {"error": "invalid_auth"})]),
-    (("conversations_list",), "conversations_list", lambda backend: [backend.call("conversations_list", {})]),
+    (("api_test",), "api_test", lambda call: [call("api_test", {})]),
+    (("api_test_false",), "api_test", lambda call: [call("api_test", {"error": "invalid_auth"})]),
+    (("conversations_list",), "conversations_list", lambda call: [call("conversations_list", {})]),
     (
         (
             "conversations_list_pagination",
@@ -247,52 +258,70 @@ _SEQUENCES: tuple[tuple[tuple[str, ...], str, _Replay], ...] = (
             "conversations_list_pagination_has_page3",
         ),
         "conversations_list",
-        lambda backend: _pages(backend, "conversations_list", 3),
+        lambda call: _pages(call, "conversations_list", 3),
     ),
     (
         ("conversations_list_pagination2", "conversations_list_pagination2_page2"),
         "conversations_list",
-        lambda backend: _pages(backend, "conversations_list", 2),
+        lambda call: _pages(call, "conversations_list", 2),
     ),
     (
         ("users_list_pagination", "users_list_pagination_1"),
         "users_list",
-        lambda backend: _pages(backend, "users_list", 2),
+        lambda call: _pages(call, "users_list", 2),
     ),
 )
 #: The samples of the retried call after a rate limit (the SDK's retry tests call auth.test).
 _RATE_LIMITED_SAMPLES = ("rate_limited_only_once", "ratelimited_only_once")
 
 
-def replay(samples: Mapping[str, Any] | None = None) -> ConformanceReport:
+def replay(
+    samples: Mapping[str, Any] | None = None,
+    *,
+    backend: Backend | None = None,
+    transport: Transport | None = None,
+) -> ConformanceReport:
     """Replay the samples against a tiny workspace (see the module docstring).
 
     Args:
         samples: The samples by name (default: every shipped one).
+        backend: The workspace (default: a fresh tiny one, world seed 0, closed at the end); the
+            replay resets it, and sets its faults, between sequences.
+        transport: Where the method calls go, as Slack's wire requests (default: in process on
+            ``backend``, :class:`~enterprise_envs.mocks._core.http.InProcess`; over HTTP: a
+            ``RestClient`` of the server serving ``backend``).
 
     Returns:
         The report: per sample, its outcome and differences, in the samples' name order.
     """
     samples = load_samples() if samples is None else samples
-    backend = Backend(CHAT, size="tiny", world_seed=0, surface="rest")
+    owned = backend is None
+    world = Backend(CHAT, size="tiny", world_seed=0, surface="rest") if backend is None else backend
+    api = CHAT.http_api()
+    sender = InProcess(world, api) if transport is None else transport
+
+    def call(tool: str, arguments: Mapping[str, Any]) -> CallResult:
+        return sender.send(api.request_for(tool, arguments))
+
     outcomes: dict[str, SampleReport] = {}
     try:
         for names, operation, play in _SEQUENCES:
             if not all(name in samples for name in names):
                 continue
-            backend.reset(episode_seed=0)
-            for name, result in zip(names, play(backend), strict=True):
+            world.reset(episode_seed=0)
+            for name, result in zip(names, play(call), strict=True):
                 outcomes[name] = _outcome(
                     name, operation, compare(name, operation, samples[name], result.body)
                 )
         for name in _RATE_LIMITED_SAMPLES:
             if name in samples:
-                backend.reset(episode_seed=0)
-                result, found = _rate_limited_auth_test(backend, name)
+                world.reset(episode_seed=0)
+                result, found = _rate_limited_auth_test(world, call, name)
                 found += compare(name, "auth_test", samples[name], result.body)
                 outcomes[name] = _outcome(name, "auth_test", found)
     finally:
-        backend.close()
+        if owned:
+            world.close()
     for name in samples:
         if name not in outcomes:
             reason = SKIPPED_SAMPLES.get(name, "not the answer of a method the mock serves")

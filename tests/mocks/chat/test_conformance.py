@@ -14,8 +14,12 @@ import subprocess
 import sys
 from functools import cache
 
+from enterprise_envs.mcp import Hub, WorldDefaults
 from enterprise_envs.mocks.chat import conformance
 from enterprise_envs.mocks.chat.surfaces.rest import methods
+from enterprise_envs.rest import RestServer
+from enterprise_envs.rest.client import RestClient
+from tests.rest.helpers import world_of
 
 #: The samples of served methods (api.test, auth.test retried after a rate limit, conversations.list
 #: and users.list with their cursor pages) and of methods the mock does not serve.
@@ -75,6 +79,17 @@ def test_the_full_samples_match_exactly() -> None:
     # The rate-limited call was Slack's 429 (only the retried answer's trimming differs).
     for name in ("rate_limited_only_once", "ratelimited_only_once"):
         assert {d.kind for d in by_name[name].differences} == {"extra key"}
+
+
+def test_the_replay_over_http_gets_the_in_process_report() -> None:
+    # Slack's SDK samples replayed over the wire, to the mock served as Slack's Web API.
+    hub = Hub(world_defaults=WorldDefaults(size="tiny", seed=0))
+    with RestServer("chat", hub=hub) as server:
+        served = world_of(server, server.owner)
+        with RestClient(server.base_url, server.apis, server.token) as client:
+            over_http = conformance.replay(backend=served, transport=client)
+    hub.close()
+    assert over_http.samples == report().samples
 
 
 def test_the_module_prints_the_report() -> None:
