@@ -35,7 +35,8 @@ import platform
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -820,22 +821,22 @@ def bench_memory(settings: Settings) -> list[Figure]:
     ]
 
 
-async def _mcp_load(
-    url: str,
-    token: str,
+#: ``(tool, arguments) -> error text or None``: one call of a load client's session.
+SessionCall = Callable[[str, dict[str, Any]], Awaitable[str | None]]
+
+
+async def _served_load(
+    session: Callable[[], AbstractAsyncContextManager[SessionCall]],
     call_for: Callable[[int, int], tuple[str, dict[str, Any]]],
     settings: Settings,
     on_round: Callable[[str, int], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Concurrent MCP SDK clients over streamable HTTP; one warm-up round plus timed rounds.
+    """Concurrent clients of a served transport; one warm-up round plus timed rounds.
 
-    ``call_for(client, i)`` is client's ``i``-th call of a round (tool name and arguments).
-    ``on_round`` is called with ``("start", i)`` and ``("end", i)`` around each round.
+    ``session()`` opens one client's session (MCP's SDK, a vendor API's ``RestClient``), giving
+    its call. ``call_for(client, i)`` is client's ``i``-th call of a round (tool name and
+    arguments). ``on_round`` is called with ``("start", i)`` and ``("end", i)`` around each round.
     """
-    import httpx2
-    from mcp.client.session import ClientSession
-    from mcp.client.streamable_http import streamable_http_client
-
     clients, rounds = settings.mcp_clients, settings.mcp_rounds + 1
     barrier = asyncio.Barrier(clients + 1)
     calls = [[0] * clients for _ in range(rounds)]
@@ -844,25 +845,19 @@ async def _mcp_load(
     deadline = [0.0]
 
     async def client(index: int) -> None:
-        headers = {"Authorization": f"Bearer {token}"}
-        async with (
-            httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0)) as http,
-            streamable_http_client(url, http_client=http) as (read, write),
-            ClientSession(read, write) as session,
-        ):
-            await session.initialize()
+        async with session() as call:
             for round_index in range(rounds):
                 await barrier.wait()
                 limit = settings.mcp_calls if round_index else max(2, settings.mcp_calls // 5)
-                for call in range(limit):
+                for number in range(limit):
                     if time.monotonic() > deadline[0]:
                         break
-                    name, arguments = call_for(index, call)
+                    name, arguments = call_for(index, number)
                     start = time.perf_counter_ns()
-                    result = await session.call_tool(name, arguments)
+                    error = await call(name, arguments)
                     latencies[round_index].append((time.perf_counter_ns() - start) / 1000)
-                    if result.is_error:
-                        errors.append(f"{name}: {result.content[0].text}")
+                    if error is not None:
+                        errors.append(f"{name}: {error}")
                     calls[round_index][index] += 1
                 await barrier.wait()
 
@@ -891,15 +886,65 @@ async def _mcp_load(
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         if errors:
-            raise RuntimeError(f"{len(errors)} MCP tool calls failed, e.g. {errors[0]}")
+            raise RuntimeError(f"{len(errors)} served tool calls failed, e.g. {errors[0]}")
 
 
-def mcp_client_probe(config: str) -> None:
+def _mcp_session(url: str, token: str) -> Callable[[], AbstractAsyncContextManager[SessionCall]]:
+    """An MCP SDK client over streamable HTTP, per load client."""
+
+    @asynccontextmanager
+    async def session() -> AsyncIterator[SessionCall]:
+        import httpx2
+        from mcp.client.session import ClientSession
+        from mcp.client.streamable_http import streamable_http_client
+
+        headers = {"Authorization": f"Bearer {token}"}
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0)) as http,
+            streamable_http_client(url, http_client=http) as (read, write),
+            ClientSession(read, write) as client,
+        ):
+            await client.initialize()
+
+            async def call(name: str, arguments: dict[str, Any]) -> str | None:
+                result = await client.call_tool(name, arguments)
+                return result.content[0].text if result.is_error else None
+
+            yield call
+
+    return session
+
+
+def _rest_session(data: Mapping[str, Any]) -> Callable[[], AbstractAsyncContextManager[SessionCall]]:
+    """A ``RestClient`` (a keep-alive connection) per load client, its calls in a worker thread."""
+    from enterprise_envs import registry
+    from enterprise_envs.rest.client import RestClient
+
+    system = registry.systems()[data["system"]]
+    apis = {system.name: system.http_api()}
+
+    @asynccontextmanager
+    async def session() -> AsyncIterator[SessionCall]:
+        with RestClient(data["url"], apis, data["token"], env_id=data["env_id"]) as client:
+
+            async def call(name: str, arguments: dict[str, Any]) -> str | None:
+                result = await asyncio.to_thread(client.call, name, arguments)
+                return None if result.ok else f"{result.status} {result.body}"
+
+            yield call
+
+    return session
+
+
+def client_probe(config: str) -> None:
     """In the client subprocess: run the load, one JSON line per round boundary, then the result.
 
-    Each client reads and writes its own sample row (``config["rows"]``), alternately: the
-    workload's read and write on the served surface.
+    ``config["transport"]`` says the clients' kind (``mcp``: MCP SDK sessions; ``rest``: the
+    vendor's requests through ``RestClient``). Each client reads and writes its own sample row
+    (``config["rows"]``), alternately: the workload's read and write on the served surface.
     """
+    from concurrent.futures import ThreadPoolExecutor
+
     from enterprise_envs import registry
 
     data = json.loads(config)
@@ -907,99 +952,39 @@ def mcp_client_probe(config: str) -> None:
     workload = registry.systems()[data["system"]].conventions.workload
     assert workload is not None
     calls, rows = workload.surfaces[data["surface"]], data["rows"]
+    label = data["transport"]
 
     def call_for(index: int, call: int) -> tuple[str, dict[str, Any]]:
         row = rows[index % len(rows)]
-        return calls.write(row, f"mcp bench {index} {call}") if call % 2 else calls.read(row)
+        return calls.write(row, f"{label} bench {index} {call}") if call % 2 else calls.read(row)
 
     def on_round(event: str, index: int) -> None:
         print(json.dumps({"event": event, "round": index}), flush=True)
 
-    rounds = asyncio.run(_mcp_load(data["url"], data["token"], call_for, settings, on_round))
+    session = _mcp_session(data["url"], data["token"]) if label == "mcp" else _rest_session(data)
+
+    async def main() -> list[dict[str, Any]]:
+        # One worker thread per client, so blocking REST calls never wait for a free thread.
+        asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(settings.mcp_clients))
+        return await _served_load(session, call_for, settings, on_round)
+
+    rounds = asyncio.run(main())
     print(json.dumps({"event": "result", "rounds": rounds}), flush=True)
 
 
-def rest_client_probe(config: str) -> None:
-    """In the client subprocess: REST clients (a thread and a connection each), as :func:`mcp_client_probe`.
-
-    Each client sends the workload's calls on the ``rest`` surface as the vendor's wire requests
-    (:class:`~enterprise_envs.rest.client.RestClient`).
-    """
-    import threading
-
-    from enterprise_envs import registry
-    from enterprise_envs.rest.client import RestClient
-
-    data = json.loads(config)
-    settings = Settings(**{**data["settings"], "sizes": tuple(data["settings"]["sizes"])})
-    system = registry.systems()[data["system"]]
-    workload = system.conventions.workload
-    assert workload is not None
-    calls, rows = workload.surfaces[data["surface"]], data["rows"]
-    apis = {system.name: system.http_api()}
-    clients, rounds = settings.mcp_clients, settings.mcp_rounds + 1
-    barrier = threading.Barrier(clients + 1)
-    counts = [[0] * clients for _ in range(rounds)]
-    latencies: list[list[float]] = [[] for _ in range(rounds)]
-    errors: list[str] = []
-    deadline = [0.0]
-
-    def client(index: int) -> None:
-        row = rows[index % len(rows)]
-        with RestClient(data["url"], apis, data["token"], env_id=data["env_id"]) as api:
-            for round_index in range(rounds):
-                barrier.wait()
-                limit = settings.mcp_calls if round_index else max(2, settings.mcp_calls // 5)
-                for call in range(limit):
-                    if time.monotonic() > deadline[0]:
-                        break
-                    name, arguments = (
-                        calls.write(row, f"rest bench {index} {call}") if call % 2 else calls.read(row)
-                    )
-                    start = time.perf_counter_ns()
-                    result = api.call(name, arguments)
-                    latencies[round_index].append((time.perf_counter_ns() - start) / 1000)
-                    if not result.ok:
-                        errors.append(f"{name}: {result.status} {result.body}")
-                    counts[round_index][index] += 1
-                barrier.wait()
-
-    threads = [threading.Thread(target=client, args=(index,), daemon=True) for index in range(clients)]
-    for thread in threads:
-        thread.start()
-    out = []
-    for round_index in range(rounds):
-        deadline[0] = time.monotonic() + settings.mcp_seconds
-        barrier.wait(timeout=settings.mcp_seconds + 30)
-        print(json.dumps({"event": "start", "round": round_index}), flush=True)
-        start = time.perf_counter_ns()
-        barrier.wait(timeout=settings.mcp_seconds + 30)
-        seconds = (time.perf_counter_ns() - start) / 1e9
-        print(json.dumps({"event": "end", "round": round_index}), flush=True)
-        out.append(
-            {"calls": sum(counts[round_index]), "seconds": seconds, "latencies": latencies[round_index]}
-        )
-    for thread in threads:
-        thread.join(30)
-    if errors:
-        raise RuntimeError(f"{len(errors)} REST calls failed, e.g. {errors[0]}")
-    print(json.dumps({"event": "result", "rounds": out}), flush=True)
-
-
 def _client_process(
-    probe: str, config: dict[str, Any], settings: Settings
+    config: dict[str, Any], settings: Settings
 ) -> tuple[dict[str, Any], dict[tuple[str, int], int]]:
-    """Run a load probe in a subprocess while this process serves.
+    """Run :func:`client_probe` in a subprocess while this process serves.
 
-    The probe is ``mcp_client_probe`` or ``rest_client_probe``; returns its result and the
-    serving process's CPU time at each round's bounds.
+    Returns its result and the serving process's CPU time at each round's bounds.
 
     Raises:
         RuntimeError: The clients failed.
     """
     import threading
 
-    code = f"import sys\nfrom enterprise_envs.bench import {probe}\n{probe}(sys.argv[1])\n"
+    code = "import sys\nfrom enterprise_envs.bench import client_probe\nclient_probe(sys.argv[1])\n"
     process = subprocess.Popen(
         [sys.executable, "-c", code, json.dumps(config)],
         stdin=subprocess.DEVNULL,
@@ -1031,7 +1016,9 @@ def _client_process(
             process.kill()
             process.wait(timeout=30)
     if process.returncode != 0 or not result:
-        raise RuntimeError(f"{probe} failed (exit {process.returncode}):\n{stderr[-4000:]}")
+        raise RuntimeError(
+            f"{config['transport']} clients failed (exit {process.returncode}):\n{stderr[-4000:]}"
+        )
     return result, marks
 
 
@@ -1115,7 +1102,7 @@ def bench_mcp(settings: Settings) -> list[Figure]:
             "rows": _sample(world.backend, measured.workload, settings.mcp_clients),
             "settings": asdict(settings),
         }
-        result, marks = _client_process("mcp_client_probe", config, settings)
+        result, marks = _client_process({**config, "transport": "mcp"}, settings)
         internal = len(world.backend.internal_errors)
     where = f"{settings.mcp_clients} concurrent MCP SDK clients in a subprocess, half reads, half writes"
     return _load_figures("mcp", where, result, marks, settings, internal, "tool.typed.read")
@@ -1151,7 +1138,7 @@ def bench_rest(settings: Settings) -> list[Figure]:
             "rows": _sample(world.backend, measured.workload, settings.mcp_clients),
             "settings": asdict(settings),
         }
-        result, marks = _client_process("rest_client_probe", config, settings)
+        result, marks = _client_process({**config, "transport": "rest"}, settings)
         internal = len(world.backend.internal_errors)
     hub.close()
     where = f"{settings.mcp_clients} concurrent {server.api.name} clients in a subprocess"
@@ -1423,8 +1410,7 @@ __all__ = [
     "Settings",
     "Target",
     "format_value",
-    "mcp_client_probe",
-    "rest_client_probe",
+    "client_probe",
     "episode_memory_probe",
     "memory_probe",
     "percentile",
