@@ -12,7 +12,8 @@ r"""Who may do what in the identity mock: Okta's admin roles, as one policy.
     none either.
 
   It may not touch a user holding an admin role (directly or through a group), a ``BUILT_IN``
-  group or one holding an admin role, edit a profile, assign apps or roles, or delete users.
+  group or one holding an admin role, create users (``createUser``), edit a profile, assign apps
+  or roles, or delete users.
 - Any other admin role reads everything and writes nothing (those roles' own rights are not
   modelled).
 - A user without an admin role sees the org's groups and apps, their own account and what hangs
@@ -150,6 +151,7 @@ class IdentityAccessPolicy:
             return False
         facts = {**(row or {}), **changes}
         if table == "user":
+            # Only lifecycle writes of an existing user: creating one is not the help desk's.
             return (
                 operation is Operation.WRITE
                 and row is not None

@@ -36,6 +36,7 @@ _FROM_STATUS = {
 #: -> that table. ``assignUserToApplication`` names the user ``id`` (not the assignment's key)
 #: and is left out, as is every tool the writer never calls (``resetFactors``).
 _TABLES = {
+    "createUser": "user",
     "updateUser": "user",
     "deleteUser": "user",
     "activateUser": "user",
@@ -86,9 +87,10 @@ class IdentityWriter:
     ) -> Made | None:
         """The ``rest`` call making a generic write, or None when no operation makes it.
 
-        - ``user``: ``status`` by the lifecycle operation reaching it (suspend, unsuspend,
-          unlock, deactivate, activate, expire or reset the password); other fields by
-          ``updateUser`` with them as the profile; delete by ``deleteUser``.
+        - ``user``: create by ``createUser`` with the fields as the profile (activated unless
+          the row is to be ``STAGED``); ``status`` by the lifecycle operation reaching it
+          (suspend, unsuspend, unlock, deactivate, activate, expire or reset the password);
+          other fields by ``updateUser`` with them as the profile; delete by ``deleteUser``.
         - ``group_member``: create by ``assignUserToGroup``, delete by ``unassignUserFromGroup``.
         - ``factor``: ``status`` to ``NOT_SETUP``, or delete, by ``unenrollFactor``.
         - ``app_user``: create by ``assignUserToApplication``, delete by
@@ -103,6 +105,10 @@ class IdentityWriter:
         if table == "user":
             if operation == "delete":
                 return (SURFACE, "deleteUser", {"id": key})
+            if operation == "create":
+                profile = {name: value for name, value in fields.items() if name != "status"}
+                staged = fields.get("status") == "STAGED"
+                return (SURFACE, "createUser", {"profile": profile, "activate": not staged})
             if operation != "update":
                 return None
             tool = _user(key, fields, row)

@@ -14,20 +14,25 @@ administrator (the recordings used an API token of one), and maps every request 
   same HttpApi routes, reads its query and body as the tool's schema types them and calls the
   tool with ``Backend.call``; the REST transport's ``RestClient`` sends it to the mock served
   as Okta's API (``RestServer("identity")``). The comparisons are the same either way. The 2020
-  cassettes recorded no request bodies: where a tool needs one (``assignUserToApplication``,
-  ``assignRoleToUser``, ``updateUser``) it is rebuilt from the recorded response
-  (:data:`REBUILT_BODIES`).
+  cassettes recorded no request bodies: where a tool needs one (``createUser``,
+  ``assignUserToApplication``, ``assignRoleToUser``, ``updateUser``) it is rebuilt from the
+  recorded response (:data:`REBUILT_BODIES`; a created user's password, which no response
+  shows, is :data:`REPLAYED_PASSWORD`).
+- **Creating users.** The cassettes' users are created through ``createUser`` like any replayed
+  request (the replay acts as a super administrator, who may), and compared; the id the mock
+  gives a created user (:data:`CREATING`) stands for the recorded one from then on.
 - **Setup.** What the mock serves no tool for but later requests depend on is applied to the
   mock's store directly, from the recorded response (:data:`SETUP_OPERATIONS`): the cassette's
-  users, groups and apps are created (a user also joins ``Everyone``), groups assigned to apps,
-  roles to groups, groups replaced and deleted, apps deactivated and deleted. Every id the
-  cassette saw for a created object is substituted by the id the mock gave it, in later paths,
-  query strings and bodies; a pagination cursor the cassette followed is substituted by the one
-  the mock's ``Link`` header handed out at the same place.
+  groups and apps are created, groups assigned to apps, roles to groups, groups replaced and
+  deleted, apps deactivated and deleted. Every id the cassette saw for a created object is
+  substituted by the id the mock gave it, in later paths, query strings and bodies; a
+  pagination cursor the cassette followed is substituted by the one the mock's ``Link`` header
+  handed out at the same place.
 - **Skipped**, each with its reason: operations the mock does not model (:data:`UNMODELLED`:
   credentials, sessions, grants, group rules, role targets, ...), operations of the description
   without a ``rest`` tool that nothing later reads, recorded calls that failed and changed
-  nothing, and requests naming an object the cassette never created.
+  nothing (set-up operations, and a failure that is not Okta's answer: :data:`NOT_OKTAS`), and
+  requests naming an object the cassette never created.
 
 For every replayed interaction :func:`compare` checks the **status**; the **body's shape** (keys
 the recording has and the mock lacks, keys the mock adds, JSON types; inside a list, whose items
@@ -85,10 +90,13 @@ from enterprise_envs.mocks.identity.surfaces.rest import SpecOperation, operatio
 from enterprise_envs.mocks.identity.tables import CURRENT_VERSION, spec_document
 
 __all__ = [
+    "CREATING",
     "DIFFERING",
     "MATCHED",
+    "NOT_OKTAS",
     "NO_TOOL",
     "REBUILT_BODIES",
+    "REPLAYED_PASSWORD",
     "SETUP",
     "SETUP_OPERATIONS",
     "SKIPPED",
@@ -102,6 +110,7 @@ __all__ = [
     "compare",
     "load_cassettes",
     "main",
+    "rebuilt_body",
     "replay",
 ]
 
@@ -162,11 +171,23 @@ _EXTRA_OPERATIONS = {
 
 #: Properties of a request body the recording left out, rebuilt from the recorded response:
 #: operationId -> the response's properties the client sent (the 2020 cassettes keep no bodies).
+#: A created user's ``credentials`` are rebuilt as a password (:data:`REPLAYED_PASSWORD`) when
+#: the recorded user has one (``password: {}``): the response never shows the value.
 REBUILT_BODIES: dict[str, tuple[str, ...]] = {
     "assignUserToApplication": ("id", "scope", "credentials"),
     "assignRoleToUser": ("type",),
     "updateUser": ("profile",),
+    "createUser": ("profile", "credentials"),
 }
+#: The password a rebuilt ``createUser`` body sets (it meets Okta's default password policy).
+REPLAYED_PASSWORD = "Replayed-Passw0rd"
+#: Operations whose answer is a new object: the recorded id is mapped onto the mock's.
+CREATING = frozenset({"createUser"})
+#: Why a recorded failure without Okta's error envelope is skipped.
+NOT_OKTAS = (
+    "the recorded failure is not Okta's answer (no error envelope: a proxy's 404 page) and changed "
+    "nothing; the recording repeats the request next"
+)
 
 _ID_LIKE = re.compile(r"^(?:[0-9a-z]{3}[0-9A-Za-z]{17}|[A-Z2-7]{4,40})$")
 _ROLE_ID = re.compile(r"^[A-Z2-7]{4,40}$")
@@ -639,6 +660,8 @@ class _Replay:
                     SKIPPED,
                     f"names `{value}`, a placeholder, not an object the cassette created",
                 )
+        if interaction.status >= 400 and not _okta_answer(interaction.response):
+            return self.step(interaction, operation, SKIPPED, NOT_OKTAS)
         setup = SETUP_OPERATIONS.get(operation)
         if setup is not None:
             if interaction.status >= 300:
@@ -698,8 +721,7 @@ class _Replay:
             and operation.operation_id in REBUILT_BODIES
             and isinstance(interaction.response, dict)
         ):
-            body = {key: interaction.response[key] for key in REBUILT_BODIES[operation.operation_id]
-                    if key in interaction.response}  # fmt: skip
+            body = rebuilt_body(operation.operation_id, interaction.response)
         request = WireRequest(
             interaction.method,
             _fill(operation.path, values),
@@ -708,8 +730,16 @@ class _Replay:
         )
         result = self.transport.send(request)
         self.follow_cursor(interaction, result)
+        if operation.operation_id in CREATING:
+            self.follow_created(interaction, result)
         differences += compare(self.document, operation, interaction, result, limit)
         return self.step(interaction, operation.operation_id, verdict(differences), "", differences)
+
+    def follow_created(self, interaction: Interaction, result: CallResult) -> None:
+        """Remember the id the mock gave an object the cassette created, for its later requests."""
+        recorded, made = interaction.response, result.body
+        if isinstance(recorded, dict) and isinstance(made, dict) and recorded.get("id") and made.get("id"):
+            self.ids[recorded["id"]] = made["id"]
 
     def follow_cursor(self, interaction: Interaction, result: CallResult) -> None:
         """Remember the mock's next-page cursor as the one the cassette's next request will carry."""
@@ -729,6 +759,16 @@ class _Replay:
         return row
 
 
+def rebuilt_body(operation_id: str, response: Mapping[str, Any]) -> dict[str, Any]:
+    """The request body a 2020 recording left out, from its response (see :data:`REBUILT_BODIES`)."""
+    body = {key: response[key] for key in REBUILT_BODIES[operation_id] if key in response}
+    if operation_id == "createUser":
+        credentials = body.pop("credentials", None) or {}
+        if "password" in credentials:
+            body["credentials"] = {"password": {"value": REPLAYED_PASSWORD}}
+    return body
+
+
 def _next_link(link: str) -> str:
     return next((part for part in link.split(",") if 'rel="next"' in part), "")
 
@@ -737,25 +777,9 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def _setup_user(run: _Replay, ctx: CallContext, values: dict[str, str], interaction: Interaction) -> None:
-    """``createUser``: the user as recorded (status, profile, provider), in ``Everyone``."""
-    recorded = interaction.response
-    now = ctx.clock.now_text()
-    columns = ctx.store.catalog["user"].columns
-    row = {name: _text(value) for name, value in (recorded.get("profile") or {}).items() if name in columns}
-    provider = (recorded.get("credentials") or {}).get("provider") or {}
-    row.update(
-        status=recorded["status"],
-        activated=now if recorded.get("activated") else "",
-        statusChanged=now if recorded.get("statusChanged") else "",
-        passwordChanged=now if recorded.get("passwordChanged") else "",
-        providerType=_text(provider.get("type")),
-        providerName=_text(provider.get("name")),
-    )
-    user = run.create(ctx, "user", recorded["id"], row)
-    everyone = ctx.store.select("group", "type = 'BUILT_IN' AND name = 'Everyone'", limit=1)
-    if everyone:
-        ENGINE.system_insert(ctx, "group_member", {"groupId": everyone[0]["id"], "userId": user["id"]})
+def _okta_answer(body: Any) -> bool:
+    """True if a recorded error body is Okta's envelope (an ``errorCode``)."""
+    return isinstance(body, dict) and "errorCode" in body
 
 
 def _setup_group(run: _Replay, ctx: CallContext, values: dict[str, str], interaction: Interaction) -> None:
@@ -872,7 +896,6 @@ _APPLIED = "no rest tool; later requests read what it does: applied to the mock'
 SETUP_OPERATIONS: dict[
     str, tuple[Callable[[_Replay, CallContext, dict[str, str], Interaction], None], str]
 ] = {
-    "createUser": (_setup_user, _CREATED.format("users")),
     "createGroup": (_setup_group, _CREATED.format("groups")),
     "addGroup": (_setup_group, _CREATED.format("groups")),
     "createApplication": (_setup_app, _CREATED.format("apps")),

@@ -87,7 +87,7 @@ REJECTIONS: dict[Problem, tuple[int, str, str]] = {
     Problem.BAD_FORM: (400, "E0000003", "The request body was not well-formed."),
     Problem.BAD_CONTENT_TYPE: (400, "E0000021", _MEDIA_TYPE),
 }
-#: An operation of the description the ``rest`` surface has no tool for (``createUser``, ...).
+#: An operation of the description the ``rest`` surface has no tool for (``replaceUser``, ...).
 NOT_IMPLEMENTED = (501, "E0000052", "Endpoint not implemented.")
 
 _KINDS = {400: ErrorKind.INVALID_ARGUMENT, 404: ErrorKind.NOT_FOUND}
@@ -111,7 +111,7 @@ def described_operation(
 ) -> tuple[SpecOperation, dict[str, str]] | None:
     """The operation of the release's description at ``method path`` and its path values, if any.
 
-    Every operation counts, served or not (``createUser`` has no ``rest`` tool).
+    Every operation counts, served or not (``replaceUser`` has no ``rest`` tool).
     """
     for route, operation in _described(version):
         if route.method == method:

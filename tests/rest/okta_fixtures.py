@@ -16,6 +16,8 @@ from typing import Any, TypeVar
 from okta.client import Client as OktaClient
 
 from enterprise_envs.mcp import Hub, WorldDefaults
+from enterprise_envs.mocks._core.access import Identity
+from enterprise_envs.mocks._core.backend import Backend
 from enterprise_envs.mocks._core.store import Store
 from enterprise_envs.mocks.identity.access import roles_of
 from enterprise_envs.rest import RestServer
@@ -35,6 +37,26 @@ def serve_identity(tokens: dict[str, str] | None = None) -> Iterator[RestServer]
     ) as server:
         yield server
     server.hub.close()
+
+
+@contextmanager
+def acting_as_super_admin(backend: Backend) -> Iterator[Identity]:
+    """Calls to a served world act as its super administrator (the setup account) inside the block.
+
+    A served token acts as the org's help-desk administrator; a test of what only a super
+    administrator may do (create users) sets the world's identity, as the conformance replay over
+    HTTP does, and gives it back to the agent afterwards.
+    """
+    system = backend.system
+    with backend.lock:
+        admin = system.user_identity(backend.store, system.setup_user)
+        assert admin is not None, "the identity world has no setup administrator"
+        backend.identity = admin
+    try:
+        yield admin
+    finally:
+        with backend.lock:
+            backend.identity = system.agent_identity(backend.store)
 
 
 def okta_client(org_url: str, token: str = TOKEN_A, **config: Any) -> OktaClient:

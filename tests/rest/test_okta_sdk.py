@@ -14,7 +14,13 @@ from collections.abc import Iterator
 
 import pytest
 from okta.errors.okta_api_error import OktaAPIError
-from okta.models import CreateUserRequest, UserProfile, UserStatus
+from okta.models import (
+    CreateUserRequest,
+    PasswordCredential,
+    UserCredentialsWritable,
+    UserProfile,
+    UserStatus,
+)
 from okta.pagination import paginate_all, paginate_pages
 
 from enterprise_envs.mocks._core.backend import Backend
@@ -24,6 +30,7 @@ from tests.mcp.helpers import TOKEN_A, TOKEN_B, control
 from tests.rest.helpers import changed_state, request, world_of
 from tests.rest.okta_fixtures import (
     HTTPS_CHECK_OFF,
+    acting_as_super_admin,
     okta_client,
     plain_groups,
     plain_users,
@@ -122,27 +129,82 @@ def test_unlock_suspend_unsuspend_deactivate_and_activate_again(okta_server: Res
     assert token.activation_url == f"{okta_server.base_url}/tokens/{token.activation_token}/verify"
 
 
-def test_creating_a_user_is_not_served_and_a_staged_one_is_not_the_help_desks(
-    okta_server: RestServer,
-) -> None:
+def _new_user(
+    login: str, password: str | None = None, group_ids: list[str] | None = None
+) -> CreateUserRequest:
+    profile = UserProfile(firstName="Ada", lastName="Lovelace", email=login, login=login)
+    credentials = UserCredentialsWritable(password=PasswordCredential(value=password)) if password else None
+    return CreateUserRequest(profile=profile, credentials=credentials, groupIds=group_ids)
+
+
+def test_the_help_desk_may_not_create_users_nor_activate_a_staged_one(okta_server: RestServer) -> None:
     backend = world_of(okta_server, "alice")
     staged = backend.store.select("user", "status = 'STAGED'")[0]["id"]
     login = "ada.lovelace@example.com"
-    profile = UserProfile(firstName="Ada", lastName="Lovelace", email=login, login=login)
 
     async def main():
         async with okta_client(okta_server.base_url) as client:
-            created = await client.create_user(CreateUserRequest(profile=profile), activate=False)
+            created = await client.create_user(_new_user(login), activate=False)
             activated = await client.activate_user(staged, send_email=False)
-            return created[-1], activated[-1]
+            return created, activated[-1]
 
-    created, activated = map(_error, run(main()))
-    # createUser is in Okta's description but the mock has no tool for it: 501, said so.
-    assert (created.status, created.error_code) == (501, "E0000052")
-    assert "createUser (POST /api/v1/users)" in created.error_causes[0]["errorSummary"]
-    # Activating a new (STAGED) account is onboarding: the token acts as the help desk, refused.
+    (user, _, created), activated = run(main())
+    # The token acts as the org's help-desk administrator: creating a user is not theirs (403
+    # E0000006, before any validation), nor is activating a new (STAGED) account.
+    created, activated = _error(created), _error(activated)
+    assert user is None and (created.status, created.error_code) == (403, "E0000006")
+    assert created.error_summary == "You do not have permission to perform the requested action"
     assert (activated.status, activated.error_code) == (403, "E0000006")
-    assert backend.store.changed_rows() == []
+    assert backend.store.changed_rows() == [] and backend.store.find_one("user", "login", login) is None
+    assert [(denial.tool, denial.operation) for denial in backend.denials] == [
+        ("createUser", "create"),
+        ("activateUser", "write"),
+    ]
+
+
+def test_a_super_administrator_creates_a_staged_user_and_activates_it(okta_server: RestServer) -> None:
+    backend = world_of(okta_server, "alice")
+    group = plain_groups(backend.store)[0]["id"]
+    taken = plain_users(backend.store, "ACTIVE")[0]["login"]
+    login = "ada.lovelace@example.com"
+
+    async def main():
+        async with okta_client(okta_server.base_url) as client:
+            staged, _, error = await client.create_user(
+                _new_user(login, "Analytical-Engine-1843", [group]), activate=False
+            )
+            assert error is None, error
+            again = (await client.create_user(_new_user(login), activate=False))[-1]
+            in_use = (await client.create_user(_new_user(taken.upper()), activate=True))[-1]
+            token, _, error = await client.activate_user(staged.id, send_email=False)
+            assert error is None, error
+            active, _, _ = await client.get_user(login)
+            groups, _, _ = await client.list_user_groups(staged.id)
+            return staged, again, in_use, active, [found.id for found in groups]
+
+    with acting_as_super_admin(backend):
+        staged, again, in_use, active, groups = run(main())
+    assert staged.status == UserStatus.STAGED and staged.activated is None
+    assert staged.profile.login == login and staged.credentials.password is not None
+    # Its links say what comes next, on the served API: activation.
+    assert staged.links.activate.href == f"{okta_server.base_url}/api/v1/users/{staged.id}/lifecycle/activate"
+    # Okta's 400 for a login in use, any case, parsed by the SDK into its error.
+    for refused in (_error(again), _error(in_use)):
+        assert (refused.status, refused.error_code) == (400, "E0000001")
+        assert refused.error_summary == "Api validation failed: login"
+        assert refused.error_causes == [
+            {"errorSummary": "login: An object with this field already exists in the current organization"}
+        ]
+    # Activated with its password: ACTIVE, found by login; a member of the group named at creation.
+    assert active.id == staged.id and active.status == UserStatus.ACTIVE and active.activated is not None
+    assert group in groups
+    stored = backend.store.get("user", staged.id)
+    assert stored is not None and stored["status"] == "ACTIVE"
+    logged = [
+        row["eventType"] for row in backend.store.select("log_event", "target LIKE ?", (f"%{staged.id}%",))
+    ]
+    assert {"user.lifecycle.create", "group.user_membership.add", "user.lifecycle.activate"} <= set(logged)
+    assert backend.identity.user_name != "okta-admin"  # the token acts as the help desk again
 
 
 def test_adding_and_removing_a_group_member(okta_server: RestServer) -> None:
@@ -320,8 +382,15 @@ def test_the_same_calls_over_http_and_in_process_reach_the_same_state(okta_serve
     group = plain_groups(local.store)[0]["id"]
     members = {row["userId"] for row in local.store.select("group_member", '"groupId" = ?', (group,))}
     joiner = next(user for user in active if user not in members)
+    login, password = "ada.lovelace@example.com", "Analytical-Engine-1843"
+    new_user = _new_user(login, password, [group])
+    arguments = {  # what the SDK sends for new_user
+        "profile": {"firstName": "Ada", "lastName": "Lovelace", "email": login, "login": login},
+        "credentials": {"password": {"value": password}},
+        "groupIds": [group],
+    }
 
-    async def main():
+    async def as_help_desk():
         async with okta_client(okta_server.base_url) as client:
             await client.unlock_user(locked)
             await client.suspend_user(active[0])
@@ -330,9 +399,19 @@ def test_the_same_calls_over_http_and_in_process_reach_the_same_state(okta_serve
             await client.activate_user(active[2], send_email=False)
             await client.assign_user_to_group(group, joiner)
             await client.expire_password(active[1])
-            return (await client.unsuspend_user(NO_SUCH_USER))[-1]  # a failed call changes nothing
+            refused = (await client.create_user(new_user))[-1]  # not the help desk's: changes nothing
+            return refused, (await client.unsuspend_user(NO_SUCH_USER))[-1]  # nor does a failed call
 
-    assert _error(run(main())).status == 404
+    async def as_super_admin():
+        async with okta_client(okta_server.base_url) as client:
+            return await client.create_user(new_user)
+
+    refused, missing = map(_error, run(as_help_desk()))
+    assert (refused.status, missing.status) == (403, 404)
+    served = world_of(okta_server, "alice")
+    with acting_as_super_admin(served):
+        created, _, error = run(as_super_admin())
+    assert error is None and created.status == UserStatus.ACTIVE
     calls = [
         ("unlockUser", {"id": locked}),
         ("suspendUser", {"id": active[0]}),
@@ -341,11 +420,16 @@ def test_the_same_calls_over_http_and_in_process_reach_the_same_state(okta_serve
         ("activateUser", {"id": active[2], "sendEmail": False}),
         ("assignUserToGroup", {"groupId": group, "userId": joiner}),
         ("expirePassword", {"id": active[1]}),
+        ("createUser", arguments),
         ("unsuspendUser", {"id": NO_SUCH_USER}),
     ]
     results = [local.call(tool, arguments) for tool, arguments in calls]
-    assert [result.ok for result in results] == [True] * 7 + [False]
-    over_http = changed_state(world_of(okta_server, "alice"))
-    assert len(over_http) >= 7
+    admin = IDENTITY.user_identity(local.store, IDENTITY.setup_user)
+    results.append(local.call("createUser", arguments, identity=admin))
+    assert [result.status for result in results] == [200, 200, 200, 200, 200, 204, 200, 403, 404, 200]
+    # The same rows, to the new user's id, times and System Log events (ids from the same stream).
+    over_http = changed_state(served)
+    assert results[-1].body["id"] == created.id
+    assert len(over_http) >= 12 and ("user", created.id, served.store.get("user", created.id)) in over_http
     assert over_http == changed_state(local)
     local.close()

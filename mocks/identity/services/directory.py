@@ -183,16 +183,23 @@ def group_members(ctx: CallContext, group: Row, *, limit: int, after: str | None
 class UserRules(TableRules):
     """Rules on ``user`` rows: a login names one user only."""
 
+    def before_insert(self, ctx: CallContext, new: Row, supplied: Mapping[str, str]) -> None:
+        """Refuse a new user whose login is blank or another user's (any case)."""
+        _unique_login(ctx, new["login"], new["id"])
+
     def before_update(self, ctx: CallContext, old: Row, new: Row, supplied: Mapping[str, str]) -> None:
         """Refuse a login another user has (Okta: ``An object with this field already exists``)."""
-        if new["login"] == old["login"]:
-            return
-        if not new["login"].strip():
-            raise validation_failed("login", "login: The field cannot be left blank")
-        if ctx.store.count("user", "login = ? COLLATE NOCASE AND id != ?", (new["login"], old["id"])):
-            raise validation_failed(
-                "login", "login: An object with this field already exists in the current organization"
-            )
+        if new["login"] != old["login"]:
+            _unique_login(ctx, new["login"], old["id"])
+
+
+def _unique_login(ctx: CallContext, login: str, user_id: str) -> None:
+    if not login.strip():
+        raise validation_failed("login", "login: The field cannot be left blank")
+    if ctx.store.count("user", "login = ? COLLATE NOCASE AND id != ?", (login, user_id)):
+        raise validation_failed(
+            "login", "login: An object with this field already exists in the current organization"
+        )
 
 
 def update_profile(ctx: CallContext, user: Row, profile: Mapping[str, Any]) -> Row:

@@ -1,9 +1,9 @@
 """The System Log the services write: one ``log_event`` per action, as Okta records it.
 
-Every lifecycle move, membership change, assignment and factor reset appends an event naming
-the caller (``actor``) and what it acted on (``target``: users, groups, apps). Event types and
-their display messages follow Okta's event types catalogue (the world's text bank uses the same
-wording for the events it seeds: ``world/bank.json``).
+Every user created, lifecycle move, membership change, assignment and factor reset appends an
+event naming the caller (``actor``) and what it acted on (``target``: users, groups, apps). Event
+types and their display messages follow Okta's event types catalogue (the world's text bank uses
+the same wording for the events it seeds: ``world/bank.json``).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ __all__ = ["EVENTS", "log_event", "target_of"]
 
 #: Event type -> (display message, severity).
 EVENTS: dict[str, tuple[str, str]] = {
+    "user.lifecycle.create": ("Create Okta user", "INFO"),
     "user.lifecycle.activate": ("Activate Okta user", "INFO"),
     "user.lifecycle.reactivate": ("Reactivate Okta user", "INFO"),
     "user.lifecycle.deactivate": ("Deactivate Okta user", "INFO"),
@@ -50,12 +51,9 @@ _TARGET_TYPES = {"user": "User", "group": "UserGroup", "app": "AppInstance", "fa
 def target_of(table: str, row: Row) -> dict[str, str]:
     """One ``target`` entry: ``{id, type, alternateId, displayName}`` as Okta writes them."""
     if table == "user":
-        return {
-            "id": row["id"],
-            "type": "User",
-            "alternateId": row["login"],
-            "displayName": row["displayName"],
-        }
+        # A user's name in the log is their full name (a profile's displayName is optional).
+        name = row["displayName"] or f"{row['firstName']} {row['lastName']}".strip()
+        return {"id": row["id"], "type": "User", "alternateId": row["login"], "displayName": name}
     if table == "group":
         return {"id": row["id"], "type": "UserGroup", "alternateId": "unknown", "displayName": row["name"]}
     if table == "app":

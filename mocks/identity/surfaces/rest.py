@@ -4,8 +4,9 @@ Faithful to a dated release of the description (2026.06.3 unless built for anoth
 ``build_rest_surface("2024.06.1")`` names the tools and their path parameters as that release
 does, ``generateResetPasswordToken`` and ``/api/v1/users/{userId}``, and takes the enums of its
 schemas from it) and the captures: path and query parameters by their names (``id``,
-``userId``, ``groupId``, ``q``, ``filter``, ``search``, ``limit``, ``after``, ``sendEmail``),
-request bodies' properties as arguments (``profile``, ``credentials``, ``type``), responses as
+``userId``, ``groupId``, ``q``, ``filter``, ``search``, ``limit``, ``after``, ``sendEmail``,
+``activate``), request bodies' properties as arguments (``profile``, ``credentials``,
+``groupIds``, ``type``), responses as
 Okta shapes them (:mod:`..render`), the ``Link`` header (``rel="self"``, and
 ``rel="next"`` while there are more pages) and the ``X-Rate-Limit-*`` headers on every response,
 errors in Okta's envelope. Agents see the full response (status, headers, body).
@@ -54,6 +55,7 @@ __all__ = [
     "SpecOperation",
     "build_rest_surface",
     "group_schema",
+    "new_user_schema",
     "operations",
     "release_names",
     "role_types",
@@ -145,6 +147,85 @@ def group_schema(version: str = CURRENT_VERSION) -> dict[str, Any]:
             "objectClass": {"type": "array", "items": _STR},
             "_links": _LINKS,
         },
+    }
+
+
+#: The profile properties a new user must have, and what the tool says of them.
+_NEW_USER_PROPERTIES = {
+    "login": "Required: the user's unique name, an e-mail address (ana.lopez@example.com).",
+    "email": "Required: the primary e-mail address.",
+    "firstName": "Required: the given name.",
+    "lastName": "Required: the family name.",
+}
+
+
+def new_user_schema(version: str = CURRENT_VERSION) -> dict[str, Any]:
+    """The arguments of ``createUser`` as a release describes ``POST /api/v1/users``.
+
+    ``profile`` takes the release's ``UserProfile`` properties (types, nullability, bounds);
+    ``credentials`` a password, a recovery question and a provider (its types the release's
+    ``AuthenticationProviderType``); the query's ``nextLogin`` the release's ``UserNextLogin``.
+    Which profile properties are required is checked by the service, so a missing one is
+    Okta's own 400 naming it.
+    """
+    schemas = spec_document(version)["components"]["schemas"]
+    profile = {}
+    for name, described in schemas["UserProfile"]["properties"].items():
+        kind = ["string", "null"] if described.get("nullable") else "string"
+        entry: dict[str, Any] = {"type": kind, "maxLength": described.get("maxLength", 1000)}
+        if name in _NEW_USER_PROPERTIES:
+            entry["description"] = _NEW_USER_PROPERTIES[name]
+        profile[name] = entry
+    return {
+        "activate": {
+            "type": "boolean",
+            "description": "Activate the user now (default true); false: STAGED.",
+        },
+        "provider": {
+            "type": "boolean",
+            "description": "Create the user with the authentication provider in credentials.provider "
+            "(default false).",
+        },
+        "nextLogin": {
+            "type": "string",
+            "enum": _spec_enum(version, "UserNextLogin"),
+            "description": "changePassword (with activate=true): the password is expired, changed at the "
+            "first sign-in.",
+        },
+        "profile": {
+            "type": "object",
+            "description": "The user's profile: login, email, firstName and lastName are required; "
+            "department, title, mobilePhone, manager, employeeNumber, ... are optional.",
+            "properties": profile,
+            "maxProperties": 40,
+            "additionalProperties": {"type": ["string", "null"], "maxLength": 1000},
+        },
+        "credentials": obj(
+            {
+                "password": obj({"value": string("The password (the org's password policy applies).", 256)}),
+                "recovery_question": obj(
+                    {
+                        "question": string("The recovery question.", 100),
+                        "answer": string("Its answer.", 100),
+                    }
+                ),
+                "provider": obj(
+                    {
+                        "type": {"type": "string", "enum": _spec_enum(version, "AuthenticationProviderType")},
+                        "name": string("The provider's name (default: its type).", 100),
+                    }
+                ),
+            },
+            description="Optional: a password and a recovery question, or (with provider=true) the "
+            "authentication provider.",
+        ),
+        "groupIds": {
+            "type": "array",
+            "items": string("A group's id (00g...).", 64, minLength=1),
+            "maxItems": 20,
+            "description": "Groups (OKTA_GROUP) the user is added to at creation.",
+        },
+        "type": obj({"id": string("The user type's id (oty...).", 64)}, description="The user type."),
     }
 
 
@@ -334,6 +415,27 @@ list_users = _list_collection(_USERS)
 def get_user(ctx: CallContext, args: dict[str, Any]) -> Response:
     """GET /api/v1/users/{id}."""
     return _ok(render.user(_org(ctx), find_user(ctx, args["id"])))
+
+
+def create_user(ctx: CallContext, args: dict[str, Any]) -> Response:
+    """POST /api/v1/users: the user created, 200 (Okta's status for a creation)."""
+    credentials = args.get("credentials") or {}
+    provider = credentials.get("provider") or {}
+    user_type = (args.get("type") or {}).get("id")
+    if user_type not in (None, render.USER_TYPE_ID):
+        raise invalid_parameter("type", f"the org's one user type is {render.USER_TYPE_ID}")
+    request = lifecycle.NewUser(
+        profile=args.get("profile") or {},
+        activate=args.get("activate", True),
+        password=(credentials.get("password") or {}).get("value"),
+        recovery_question=credentials.get("recovery_question"),
+        provider=args.get("provider", False),
+        provider_type=provider.get("type", ""),
+        provider_name=provider.get("name", ""),
+        next_login=args.get("nextLogin", ""),
+        group_ids=args.get("groupIds") or (),
+    )
+    return _ok(render.user(_org(ctx), lifecycle.create_user(ctx, request)))
 
 
 def update_user(ctx: CallContext, args: dict[str, Any]) -> Response:
@@ -754,6 +856,23 @@ def _user_tools(version: str) -> list[Tool]:
             _READ,
             "user",
             get_user,
+        ),
+        _tool(
+            "createUser",
+            "Create a user (POST /api/v1/users). profile needs login (an e-mail address no other user has), "
+            "email, firstName and lastName. activate (default true) activates the user: with "
+            "credentials.password.value they are ACTIVE, without a password PROVISIONED (they set one from "
+            "the activation e-mail); activate=false creates them STAGED, to activate later (activateUser). "
+            "nextLogin=changePassword makes them change the password at the first sign-in. groupIds adds "
+            "them to OKTA_GROUPs; every user is also in Everyone and gets the apps of their groups. "
+            "Returns 200 with the user. 400 E0000001 names a missing or invalid property, or a login "
+            "already in use.",
+            new_user_schema(version),
+            ["profile"],
+            user,
+            _WRITE,
+            "users",
+            create_user,
         ),
         _tool(
             "updateUser",

@@ -77,7 +77,13 @@ def test_in_process_requests_are_routed_by_the_http_api() -> None:
         refused = transport.send(WireRequest("PUT", f"/api/v1/users/{user['id']}/groups", ()))
         assert (refused.status, refused.body["errorCode"]) == (405, "E0000022")
         assert refused.headers["Allow"] == "GET"
-        unserved = transport.send(WireRequest("POST", "/api/v1/users", (), {"profile": {}}))
-        assert (unserved.status, unserved.body["errorCode"]) == (501, "E0000052")
+        unserved = transport.send(WireRequest("PUT", f"/api/v1/users/{user['id']}", (), {"profile": {}}))
+        assert (unserved.status, unserved.body["errorCode"]) == (501, "E0000052")  # replaceUser
+        # createUser is routed to its tool: the backend acts as the help desk, who may not create.
+        refused = transport.send(
+            WireRequest("POST", "/api/v1/users", (("activate", "false"),), {"profile": {}})
+        )
+        assert (refused.tool, refused.status, refused.body["errorCode"]) == ("createUser", 403, "E0000006")
+        assert backend.store.changed_rows() == []
     finally:
         backend.close()
