@@ -20,7 +20,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 from enterprise_envs.scenarios.users.persona import Vocabulary
@@ -304,8 +305,8 @@ def _markers(text: str, markers: Iterable[str], fuzzy: bool = False) -> list[str
     normalized = _norm(text)
     found = [marker for marker in markers if phrase_pattern(marker).search(normalized)]
     if fuzzy:
-        tokens = _tokens(normalized)
-        found += [m for m in markers if m not in found and _fuzzy_contains(tokens, _tokens(_norm(m)))]
+        index = _token_index(_tokens(normalized))
+        found += [m for m in markers if m not in found and _fuzzy_contains(index, _tokens(_norm(m)))]
     return found
 
 
@@ -316,8 +317,8 @@ def _has_marker(text: str, markers: Iterable[str], fuzzy: bool = False) -> bool:
         return True
     if not fuzzy:
         return False
-    tokens = _tokens(normalized)
-    return any(_fuzzy_contains(tokens, _tokens(_norm(marker))) for marker in markers)
+    index = _token_index(_tokens(normalized))
+    return any(_fuzzy_contains(index, _tokens(_norm(marker))) for marker in markers)
 
 
 _TOKEN = re.compile(r"[^\W_]+(?:'[^\W_]+)*|[^\w\s]")
@@ -356,11 +357,34 @@ def typo_equal(marker_word: str, word: str) -> bool:
     return False
 
 
-def _fuzzy_contains(tokens: Sequence[str], marker: Sequence[str]) -> bool:
+@dataclass(frozen=True)
+class _TokenIndex:
+    """A text's tokens and where each (first letter, length) occurs.
+
+    Those are the only places a marker's first word can match (:func:`typo_equal` keeps the first
+    letter and the length within one), so a long text is searched there, not at every token for
+    every marker.
+    """
+
+    tokens: tuple[str, ...]
+    places: Mapping[tuple[str, int], tuple[int, ...]]
+
+
+def _token_index(tokens: tuple[str, ...]) -> _TokenIndex:
+    places: dict[tuple[str, int], list[int]] = {}
+    for position, token in enumerate(tokens):
+        places.setdefault((token[:1], len(token)), []).append(position)
+    return _TokenIndex(tokens, {key: tuple(found) for key, found in places.items()})
+
+
+def _fuzzy_contains(index: _TokenIndex, marker: Sequence[str]) -> bool:
     if not marker:
         return False
-    for start in range(len(tokens) - len(marker) + 1):
-        if all(typo_equal(m, t) for m, t in zip(marker, tokens[start : start + len(marker)], strict=True)):
+    tokens, first, width = index.tokens, marker[0], len(marker)
+    lengths = (len(first),) if len(first) < 4 else (len(first) - 1, len(first), len(first) + 1)
+    for start in (p for length in lengths for p in index.places.get((first[:1], length), ())):
+        window = tokens[start : start + width]
+        if len(window) == width and all(typo_equal(m, t) for m, t in zip(marker, window, strict=True)):
             return True
     return False
 
