@@ -541,7 +541,7 @@ _FAREWELLS = re.compile(
 
 
 def _phrases(text: str, phrases: Iterable[str]) -> list[str]:
-    return [phrase for phrase in phrases if fidelity.phrase_pattern(phrase).search(text)]
+    return fidelity.phrases_in(text, phrases)
 
 
 def check_stop(utterance: str, context: GuardContext) -> GuardHit | None:

@@ -296,6 +296,24 @@ def phrase_pattern(phrase: str) -> re.Pattern[str]:
     return re.compile(start + body + end, re.IGNORECASE)
 
 
+def phrases_in(text: str, phrases: Iterable[str]) -> list[str]:
+    """The phrases occurring in ``text`` as :func:`phrase_pattern` finds them, in their order.
+
+    A phrase beginning with a word occurs only where that word is one of the text's tokens, so
+    the text's tokens are read once and a phrase whose first word is not among them is never
+    searched for: one pass over a long text, not one per phrase.
+    """
+    words = {token.casefold() for token in _TOKEN.findall(text)}
+    found = []
+    for phrase in phrases:
+        first = _TOKEN.match(phrase.lstrip())
+        if first is not None and first.group(0)[:1].isalnum() and first.group(0).casefold() not in words:
+            continue
+        if phrase_pattern(phrase).search(text):
+            found.append(phrase)
+    return found
+
+
 def _markers(text: str, markers: Iterable[str], fuzzy: bool = False) -> list[str]:
     """The markers occurring in ``text`` (normalized apostrophes, phrase boundaries).
 
@@ -303,7 +321,8 @@ def _markers(text: str, markers: Iterable[str], fuzzy: bool = False) -> list[str
     (:func:`typo_equal`), so a typo in "don't know" does not hide the marker.
     """
     normalized = _norm(text)
-    found = [marker for marker in markers if phrase_pattern(marker).search(normalized)]
+    markers = tuple(markers)
+    found = phrases_in(normalized, markers)
     if fuzzy:
         index = _token_index(_tokens(normalized))
         found += [m for m in markers if m not in found and _fuzzy_contains(index, _tokens(_norm(m)))]
@@ -313,7 +332,7 @@ def _markers(text: str, markers: Iterable[str], fuzzy: bool = False) -> list[str
 def _has_marker(text: str, markers: Iterable[str], fuzzy: bool = False) -> bool:
     normalized = _norm(text)
     markers = tuple(markers)
-    if any(phrase_pattern(marker).search(normalized) for marker in markers):
+    if phrases_in(normalized, markers):
         return True
     if not fuzzy:
         return False

@@ -800,3 +800,18 @@ def test_the_docs_table_lists_the_registry() -> None:
     rows = [line.split("|") for line in section.splitlines() if line.startswith("| `")]
     listed = {cells[1].strip().strip("`"): cells[2].strip() == "yes" for cells in rows}
     assert listed == {metric.name: metric.integrity for metric in fm.METRICS}
+
+
+_PHRASES = ["don't know", "e-mail", "co", "I'm", "never mind", "can not", "foo_bar", "ok", "?", "it works"]
+_PIECES = st.sampled_from(
+    [*_PHRASES, "Don't", "KNOW", "e", "-", "mail", "co-op", "I'M", "never\tmind", "x", " ", "'", "_"]
+)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(pieces=st.lists(st.one_of(_PIECES, st.text(max_size=6)), max_size=12))
+def test_phrases_in_finds_what_each_phrase_pattern_finds(pieces: list[str]) -> None:
+    # The first-word filter skips searches, never a match.
+    text = " ".join(pieces)
+    expected = [phrase for phrase in _PHRASES if fm.phrase_pattern(phrase).search(text)]
+    assert fm.phrases_in(text, _PHRASES) == expected
