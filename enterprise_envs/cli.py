@@ -216,9 +216,61 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class UsageError(Exception):
+    """A command line that names something that is not there (a suite, a scenario) or a malformed value."""
+
+
+#: Exit status of a bad command line (argparse's own for the errors it finds).
+USAGE_EXIT = 2
+
+
+def check_usage(args: argparse.Namespace) -> None:
+    """Resolve what the command line names before any work starts, by the resolvers the commands use.
+
+    Raises:
+        UsageError: An unknown suite (``run``'s env id, ``bench --suite``), a scenario id or tag
+            the command's suite does not serve, or ``--faults`` that is neither ``scenario``,
+            ``off`` nor a JSON object.
+    """
+    from enterprise_envs import registry
+    from enterprise_envs.scenarios.format import ScenarioError
+
+    suite = None
+    for name in (getattr(args, "env_id", None), getattr(args, "suite", None)):
+        if isinstance(name, str):
+            try:
+                suite = registry.suite(name)
+            except KeyError:
+                raise UsageError(
+                    f"unknown environment {name!r} (have {', '.join(registry.suites())})"
+                ) from None
+    scenario = getattr(args, "scenario", None)
+    if scenario:
+        try:
+            registry.select(suite, scenario)
+        except ScenarioError as error:
+            raise UsageError(str(error)) from None
+    faults = getattr(args, "faults", None)
+    if isinstance(faults, str) and faults not in ("scenario", "off"):
+        try:
+            config = json.loads(faults)
+        except json.JSONDecodeError as error:
+            raise UsageError(
+                f"--faults is not JSON ({error.msg}): give scenario, off or a JSON object"
+            ) from None
+        if not isinstance(config, dict):
+            raise UsageError("--faults must be scenario, off or a JSON object")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script."""
     args = build_parser().parse_args(argv)
+    try:
+        if getattr(args, "command", None) != "serve":  # serve checks its own options (mcp/commands.py)
+            check_usage(args)
+    except UsageError as error:
+        print(f"enterprise-envs {getattr(args, 'command', '')}: {error}", file=sys.stderr)
+        return USAGE_EXIT
     try:
         return args.run(args)
     except BrokenPipeError:

@@ -111,3 +111,27 @@ def test_a_reader_that_goes_away_ends_the_command_quietly() -> None:
     process.stdout.close()  # the reader leaves before the command writes
     _, errors = process.communicate(timeout=60)
     assert process.returncode == 1 and b"Traceback" not in errors, errors.decode()
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["audit", "--scenario", "nope", "--seeds", "1"], "no scenario or tag 'nope'"),
+        (["run", "ITSM-v0", "--scenario", "chat.thread_reply"], "no scenario or tag 'chat.thread_reply'"),
+        (["demo", "--scenario", "nope"], "no scenario or tag 'nope'"),
+        (["pilot", "nope"], "no scenario or tag 'nope'"),
+        (["run", "ITSM-v0", "--faults", "{bad"], "--faults is not JSON"),
+        (["run", "ITSM-v0", "--faults", "[1]"], "a JSON object"),
+        (["run", "Nope-v0"], "unknown environment 'Nope-v0'"),
+        (["bench", "--suite", "Nope-v0", "--quick"], "unknown environment 'Nope-v0'"),
+    ],
+)
+def test_a_bad_command_line_is_one_line_and_exit_2(
+    argv: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Checked before any work starts: no traceback, nothing written.
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith(f"enterprise-envs {argv[0]}: ") and says in captured.err
+    assert len(captured.err.strip().splitlines()) == 1
