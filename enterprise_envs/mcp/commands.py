@@ -203,10 +203,10 @@ def run_serve(args: argparse.Namespace) -> int:
         if unknown or (not episodes and len(world_systems(system)) > 1):
             return _fail(f"unknown system {system!r} (have {', '.join(sorted(registry.systems()))})")
     if args.transport == "rest":
-        from enterprise_envs.rest import served_apis
+        from enterprise_envs.rest import served_apis, systems_served
 
         try:
-            apis = served_apis(registry.suite(suite).systems if suite else world_systems(system or ""))
+            apis = served_apis(systems_served(system, suite))
         except (KeyError, ValueError) as error:
             return _fail(str(error).strip("'\""))
         surface = apis[0].api.surface
@@ -319,8 +319,7 @@ def _serve_http(
         )
     except KeyError as error:  # a surface one of the suite's systems lacks
         return _fail(str(error).strip("'\""))
-    host = f"[{args.host}]" if ":" in args.host else args.host
-    scheme = "https" if args.tls else "http"
+    root = _root(args)
     if suite is not None:
         default = args.scenario or f"the scenario seed {args.seed} draws"
         serving = f"{suite} ({args.surface} surface, episodes of its scenarios; default episode: {default})"
@@ -329,8 +328,8 @@ def _serve_http(
         serving = f"{system} ({args.surface} surface, {what})"
     lines = [
         f"enterprise-envs: serving {serving} over MCP",
-        f"  MCP endpoint:  {scheme}://{host}:{{port}}{path}  (route with ?env=<id> or X-Env-Id)",
-        f"  control plane: {scheme}://{host}:{{port}}/control/  (same bearer token)",
+        f"  MCP endpoint:  {root}{path}  (route with ?env=<id> or X-Env-Id)",
+        f"  control plane: {root}/control/  (same bearer token)",
     ]
     return _run(app, args, lines, tokens, generated)
 
@@ -339,8 +338,7 @@ def _serve_rest(
     hub: Any, system: str | None, args: argparse.Namespace, episodes: bool, suite: str | None
 ) -> int:
     """``serve --transport rest``: vendors' APIs, each token on its own worlds or episodes."""
-    from enterprise_envs import registry
-    from enterprise_envs.rest import create_rest_app, served_apis
+    from enterprise_envs.rest import create_rest_app, served_apis, systems_served
 
     try:
         tokens, generated = _tokens(args)
@@ -350,10 +348,8 @@ def _serve_rest(
         assert system is not None
         _build_world(system, args)
     app = create_rest_app(hub, system=system, tokens=tokens, episodes=episodes, suite=suite)
-    apis = served_apis(registry.suite(suite).systems if suite else world_systems(system or ""))
-    scheme = "https" if args.tls else "http"
-    host = f"[{args.host}]" if ":" in args.host else args.host
-    root = f"{scheme}://{host}:{{port}}"
+    apis = served_apis(systems_served(system, suite))
+    root = _root(args)
     if suite is not None:
         what = f"episodes of {suite}'s scenarios"
     else:
@@ -372,6 +368,12 @@ def _serve_rest(
             "the verdict: POST .../verify"
         )
     return _run(app, args, lines, tokens, generated)
+
+
+def _root(args: argparse.Namespace) -> str:
+    """The served root for the banner (``{port}`` filled in once bound)."""
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    return f"{'https' if args.tls else 'http'}://{host}:{{port}}"
 
 
 def _tokens(args: argparse.Namespace) -> tuple[dict[str, str], str | None]:

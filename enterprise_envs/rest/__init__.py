@@ -20,6 +20,16 @@ from enterprise_envs.rest.app import (
     create_rest_app,
     served_apis,
     system_api,
+    systems_served,
 )
 
-__all__ = ["ENV_PREFIX", "Gateway", "RestServer", "ServedApi", "create_rest_app", "served_apis", "system_api"]
+__all__ = [
+    "ENV_PREFIX",
+    "Gateway",
+    "RestServer",
+    "ServedApi",
+    "create_rest_app",
+    "served_apis",
+    "system_api",
+    "systems_served",
+]

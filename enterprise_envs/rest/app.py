@@ -88,6 +88,15 @@ def system_api(system: str) -> ServedApi:
     return ServedApi(system, api, schemas)
 
 
+def systems_served(system: str | None, suite: str | None) -> tuple[str, ...]:
+    """The systems whose APIs a server of ``system`` (a system or world key) or ``suite`` serves.
+
+    Raises:
+        ValueError: An unknown suite.
+    """
+    return suite_of(suite).systems if suite is not None else world_systems(system or "")
+
+
 def served_apis(systems: Sequence[str]) -> list[ServedApi]:
     """The HTTP APIs of ``systems`` (one server serves them side by side), on one surface.
 
@@ -139,7 +148,7 @@ def create_rest_app(
     if (system is None) == (suite is None):
         raise ValueError("serve a system (or world key) or a suite: give exactly one")
     episodes = episodes or suite is not None
-    systems = suite_of(suite).systems if suite is not None else world_systems(system or "")
+    systems = systems_served(system, suite)
     if not episodes and len(systems) > 1:
         raise ValueError(f"worlds are of one system; {system} serves episodes (episodes=True)")
     apis = served_apis(systems)
@@ -333,8 +342,7 @@ class RestServer(HubHttpServer):
     ) -> None:
         self.system = system
         self.suite = suite
-        systems = suite_of(suite).systems if suite is not None else world_systems(system or "")
-        self.apis = {served.system: served.api for served in served_apis(systems)}
+        self.apis = {served.system: served.api for served in served_apis(systems_served(system, suite))}
         super().__init__(
             lambda hub, tokens: create_rest_app(
                 hub, system=system, tokens=tokens, episodes=episodes, suite=suite
