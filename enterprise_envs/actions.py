@@ -4,7 +4,10 @@ Accepted (as a JSON string or an already-decoded dict):
 
 - ``{"tool": "name", "arguments": {...}}`` (arguments may also be a JSON string);
 - an OpenAI tool call: ``{"type": "function", "function": {"name": ..., "arguments": "..."}}``,
-  with or without ``id``; or an assistant message carrying exactly one ``tool_calls`` entry;
+  with or without ``id`` (a given id is kept in the dialogue record);
+- an OpenAI assistant message ``{"role": "assistant", "content": text | null, "tool_calls": [...]}``:
+  one assistant turn, its calls run in order (:class:`TurnAction`); a turn of one call and no
+  text is a plain :class:`ToolAction`;
 - ``{"message": "text"}`` (or an assistant message ``{"role": "assistant", "content": "text"}``);
 - ``{"end": true}``.
 
@@ -22,7 +25,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from enterprise_envs.mocks._core.inputs import InputError, loads, plain_json, text_problem
+from enterprise_envs.mocks._core.inputs import InputError, json_text, loads, plain_json, text_problem
 
 FORMS = (
     'Send one JSON action: {"tool": "<name>", "arguments": {...}} to call a tool, '
@@ -33,6 +36,8 @@ FORMS = (
 #: The longest message an agent may send the user (the MCP ``send_message_to_user`` tool
 #: advertises the same bound). Longer messages are refused before any work.
 MAX_MESSAGE_CHARS = 8000
+#: The most tool calls one assistant turn may carry (bounded work per step).
+MAX_TURN_CALLS = 32
 #: Tool names: what OpenAI function names and MCP tool names allow (no tool has another form).
 TOOL_NAME = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
 
@@ -47,6 +52,8 @@ class ToolAction:
 
     name: str
     arguments: dict[str, Any] = field(default_factory=dict)
+    #: The agent's id for the call (OpenAI's ``tool_call_id``), kept in the record; None: the env numbers it.
+    call_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -61,7 +68,34 @@ class EndAction:
     """End the episode."""
 
 
-Action = ToolAction | MessageAction | EndAction
+@dataclass(frozen=True)
+class TurnCall:
+    """One call of an assistant turn: what the agent sent, and either the parsed call or why not.
+
+    ``name`` and ``arguments`` are kept as sent (bounded) so a malformed call is recorded as made.
+    """
+
+    call_id: str | None
+    name: str
+    arguments: str
+    action: ToolAction | None
+    error: str | None
+
+
+@dataclass(frozen=True)
+class TurnAction:
+    """One assistant turn: optional text (recorded, not sent to the user) and tool calls run in order."""
+
+    text: str | None
+    calls: tuple[TurnCall, ...]
+
+    @property
+    def malformed(self) -> bool:
+        """Whether any call could not be parsed (the turn is then context, not a training target)."""
+        return any(call.error is not None for call in self.calls)
+
+
+Action = ToolAction | MessageAction | EndAction | TurnAction
 
 
 def parse_action(raw: Any) -> Action:
@@ -77,14 +111,14 @@ def parse_action(raw: Any) -> Action:
         raise ActionError(f"The action was refused: {error}. {FORMS}") from None
     if not isinstance(data, dict):
         raise ActionError(f"The action must be a JSON object. {FORMS}")
-    if isinstance(data.get("tool_calls"), list):
-        calls = data["tool_calls"]
-        if len(calls) != 1:
-            raise ActionError(f"Send exactly one tool call per step (got {len(calls)}). {FORMS}")
-        data = calls[0] if isinstance(calls[0], dict) else {}
+    calls = data.get("tool_calls")
+    if isinstance(calls, list) and calls:
+        text = data.get("content")
+        if len(calls) == 1 and not (isinstance(text, str) and text.strip()):
+            return _tool_call(calls[0] if isinstance(calls[0], dict) else {})
+        return _turn(text, calls)
     if isinstance(data.get("function"), dict):
-        function = data["function"]
-        return ToolAction(_name(function.get("name")), _arguments(function.get("arguments", {})))
+        return _tool_call(data)
     if "tool" in data:
         return ToolAction(_name(data["tool"]), _arguments(data.get("arguments", {})))
     if "message" in data:
@@ -94,6 +128,51 @@ def parse_action(raw: Any) -> Action:
     if data.get("end") is True:
         return EndAction()
     raise ActionError(f"Unknown action. {FORMS}")
+
+
+def _tool_call(data: dict[str, Any]) -> ToolAction:
+    """An OpenAI tool call ``{"id"?, "type": "function", "function": {"name", "arguments"}}``."""
+    function = data.get("function")
+    if not isinstance(function, dict):
+        raise ActionError(f"A tool call needs a function object with a name and arguments. {FORMS}")
+    call_id = data.get("id")
+    return ToolAction(
+        _name(function.get("name")),
+        _arguments(function.get("arguments", {})),
+        call_id if isinstance(call_id, str) and TOOL_NAME.fullmatch(call_id) else None,
+    )
+
+
+def _turn(text: Any, calls: list[Any]) -> TurnAction:
+    """An assistant turn: its text and each call parsed on its own (a bad call spoils only itself)."""
+    if len(calls) > MAX_TURN_CALLS:
+        raise ActionError(f"Send at most {MAX_TURN_CALLS} tool calls in one turn (got {len(calls)}).")
+    if text is not None and not isinstance(text, str):
+        raise ActionError(f"The assistant message's content must be text or null. {FORMS}")
+    if isinstance(text, str) and len(text) > MAX_MESSAGE_CHARS:
+        raise ActionError(
+            f"The assistant message is too long ({len(text)} characters; at most {MAX_MESSAGE_CHARS})."
+        )
+    problem = text_problem(text) if isinstance(text, str) else None
+    if problem is not None:
+        raise ActionError(f"The assistant message was refused: it {problem}.")
+    parsed = []
+    for call in calls:
+        call = call if isinstance(call, dict) else {}
+        function = call.get("function") if isinstance(call.get("function"), dict) else {}
+        raw_id = call.get("id")
+        call_id = raw_id if isinstance(raw_id, str) and TOOL_NAME.fullmatch(raw_id) else None
+        name = function.get("name")
+        arguments = function.get("arguments", {})
+        shown_name = name[:128] if isinstance(name, str) else ""
+        shown = arguments if isinstance(arguments, str) else json_text(arguments)
+        shown_arguments = shown[:MAX_MESSAGE_CHARS]
+        try:
+            action, error = _tool_call({**call, "id": call_id}), None
+        except ActionError as refused:
+            action, error = None, str(refused)
+        parsed.append(TurnCall(call_id, shown_name, shown_arguments, action, error))
+    return TurnAction(text if isinstance(text, str) and text.strip() else None, tuple(parsed))
 
 
 def _name(value: Any) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import reprlib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -11,10 +12,17 @@ import gymnasium
 from gymnasium.utils import seeding
 
 from enterprise_envs import registry
-from enterprise_envs.actions import ActionError, EndAction, MessageAction, ToolAction, parse_action
+from enterprise_envs.actions import (
+    ActionError,
+    EndAction,
+    MessageAction,
+    ToolAction,
+    TurnAction,
+    parse_action,
+)
 from enterprise_envs.mocks._core.backend import Backend, CallResult
 from enterprise_envs.mocks._core.faults import FaultConfig
-from enterprise_envs.mocks._core.inputs import json_text
+from enterprise_envs.mocks._core.inputs import json_text, plain_json
 from enterprise_envs.mocks._core.world import World
 from enterprise_envs.scenarios.format import Scenario, ScenarioError
 from enterprise_envs.scenarios.instance import ScenarioInstance, draw_instance
@@ -24,6 +32,9 @@ from enterprise_envs.spaces import MAX_NAME, MAX_TEXT, action_space, observation
 from enterprise_envs.verifiers import EpisodeFacts, Verdict, classify, verify
 
 Observation = dict[str, str]
+
+#: The longest refused action kept in the record (it is context, kept to show what was sent).
+MAX_RECORDED = 8000
 
 
 class EnterpriseEnv(gymnasium.Env):
@@ -69,12 +80,14 @@ class EnterpriseEnv(gymnasium.Env):
     (``typed`` or ``rest``), ``user`` (``rules``, ``llm`` or a simulator object),
     ``world_size`` (default: each scenario's own), ``faults`` (``scenario``, ``off`` or a
     FaultConfig dict), ``world_seed``, ``persona_variants`` (draw the user's style from the
-    population; default True).
+    population; default True), ``user_model`` and ``user_base_url`` (the ``llm`` user's model and
+    OpenAI-compatible endpoint; default: ``ENTERPRISE_ENVS_LLM_MODEL`` and
+    ``ENTERPRISE_ENVS_LLM_BASE_URL``).
 
     ## Registered ids
     Every suite of ``scenarios/suites.toml`` (``ITSM-v0``, ``Identity-v0``), plain and under
-    ``enterprise_envs/``. Vector envs work; with
-    ``AsyncVectorEnv`` pass ``shared_memory=False``: text spaces cannot live in shared memory.
+    ``enterprise_envs/``. Vector envs work, ``AsyncVectorEnv`` with its default shared memory too
+    (the text spaces register their own slots: ``enterprise_envs/spaces.py``).
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
@@ -90,6 +103,8 @@ class EnterpriseEnv(gymnasium.Env):
         world_seed: int = 0,
         persona_variants: bool = True,
         render_mode: str | None = None,
+        user_model: str | None = None,
+        user_base_url: str | None = None,
     ) -> None:
         super().__init__()
         if surface not in ("typed", "rest"):
@@ -97,10 +112,17 @@ class EnterpriseEnv(gymnasium.Env):
         self.suite = registry.suite(suite)
         self.scenarios: list[Scenario] = registry.select(self.suite, scenario)
         self.surface = surface
-        self._user: UserSimulator = _make_user(user)
+        # The LLM user's model and endpoint: given, or from the environment (docs/users.md).
+        self.user_model = user_model or os.environ.get("ENTERPRISE_ENVS_LLM_MODEL")
+        self.user_base_url = user_base_url or os.environ.get("ENTERPRISE_ENVS_LLM_BASE_URL")
+        self._user: UserSimulator = _make_user(user, self.user_model, self.user_base_url)
         self.user: UserSimulator = self._user
         self.user_backend = user if isinstance(user, str) else type(user).__name__
         self.world_size = world_size
+        if isinstance(faults, Mapping):
+            FaultConfig.from_dict(dict(faults))  # a bad config fails here, naming the field, not at reset
+        elif faults not in ("scenario", "off"):
+            raise ValueError(f"faults must be 'scenario', 'off' or a fault config dict, not {faults!r}")
         self.faults_option = faults
         self.world_seed = world_seed
         self.persona_variants = persona_variants
@@ -110,7 +132,7 @@ class EnterpriseEnv(gymnasium.Env):
         self._worlds: dict[tuple[tuple[str, ...], str], World] = {}
         #: This env's own copy of the tool list per surface (handed out in info; a caller may
         #: adapt it in place without touching any other env or any validator).
-        self._tool_lists: dict[str, list[dict[str, Any]]] = {}
+        self._tool_lists: dict[tuple[str, ...], list[dict[str, Any]]] = {}
         #: Param candidates per world and query (drawn from pristine worlds, so reusable).
         self._candidates: dict[tuple, list[str]] = {}
         #: The last tool call's full result (status, headers, body), for harnesses such as MCP.
@@ -150,9 +172,11 @@ class EnterpriseEnv(gymnasium.Env):
         #: The simulator's record of each user turn (intent, disclosures, guard hits), in order.
         self.user_turns: list[UserTurn] = []
         tools = world.surface
-        if tools.name not in self._tool_lists:
-            self._tool_lists[tools.name] = tools.openai_tools()
-        self._tools_for_agent = self._tool_lists[tools.name]
+        # Per world: suites mix system sets, and each set has its own tools on the same surface.
+        tools_key = (*world.names, tools.name)
+        if tools_key not in self._tool_lists:
+            self._tool_lists[tools_key] = tools.openai_tools()
+        self._tools_for_agent = self._tool_lists[tools_key]
         opening = self._user_turn()
         info = {
             "scenario": scenario.id,
@@ -178,13 +202,19 @@ class EnterpriseEnv(gymnasium.Env):
             parsed = parse_action(action)
         except ActionError as error:
             self.malformed += 1
+            # Kept in the record as sent, answered by the error: context for training, never a target.
+            self.chat.append({"role": "assistant", "content": _as_sent(action), "target": False})
+            self.chat.append({"role": "user", "name": "environment", "content": str(error)})
             observation = self._observation("error", "", str(error))
             return self._after(observation, terminated=False)
         if isinstance(parsed, ToolAction):
-            return self._after(self._tool(parsed), terminated=False)
+            call = self._assistant_calls(None, [(parsed.call_id, parsed.name, json_text(parsed.arguments))])
+            return self._after(self._tool(parsed, call[0]), terminated=False)
+        if isinstance(parsed, TurnAction):
+            return self._after(self._turn(parsed), terminated=False)
         if isinstance(parsed, MessageAction):
             self.transcript.append(Message("agent", parsed.text, self.world.call_index))
-            self.chat.append({"role": "assistant", "content": parsed.text})
+            self.chat.append({"role": "assistant", "content": parsed.text, "target": True})
             turn = self._user_turn()
             if turn is None:
                 return self._after(
@@ -193,6 +223,15 @@ class EnterpriseEnv(gymnasium.Env):
             return self._after(self._observation("user", "", turn.text), terminated=turn.terminal is not None)
         assert isinstance(parsed, EndAction)
         return self._after(self._observation("user", "", ""), terminated=True)
+
+    def user_settings(self) -> dict[str, str | None]:
+        """The simulated user's backend, and for ``llm`` its model and endpoint (for run records)."""
+        llm = self.user_backend == "llm"
+        return {
+            "backend": self.user_backend,
+            "model": self.user_model if llm else None,
+            "base_url": self.user_base_url if llm else None,
+        }
 
     def render(self) -> str | None:
         """The dialogue so far as text (``ansi``)."""
@@ -266,23 +305,30 @@ class EnterpriseEnv(gymnasium.Env):
             return FaultConfig.from_dict(dict(self.faults_option))
         raise ValueError(f"faults must be 'scenario', 'off' or a dict, not {self.faults_option!r}")
 
-    def _tool(self, action: ToolAction) -> Observation:
-        self.tool_calls += 1
-        call_id = f"call_{self.tool_calls}"
-        arguments = json_text(action.arguments)
+    def _assistant_calls(
+        self, text: str | None, calls: list[tuple[str | None, str, str]], target: bool = True
+    ) -> list[str]:
+        """Record one assistant turn of tool calls (id, name, arguments as sent); returns the ids used.
+
+        A call the agent gave no id gets ``call_<n>``, numbered by the episode's calls so far.
+        """
+        first = self.tool_calls + 1
+        ids = [call_id or f"call_{first + index}" for index, (call_id, _, _) in enumerate(calls)]
         self.chat.append(
             {
                 "role": "assistant",
-                "content": None,
+                "content": text,
                 "tool_calls": [
-                    {
-                        "id": call_id,
-                        "type": "function",
-                        "function": {"name": action.name, "arguments": arguments},
-                    }
+                    {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+                    for call_id, (_, name, arguments) in zip(ids, calls, strict=True)
                 ],
+                "target": target,
             }
         )
+        return ids
+
+    def _tool(self, action: ToolAction, call_id: str) -> Observation:
+        self.tool_calls += 1
         result = self.last_result = self.world.call(action.name, action.arguments)
         system = self.world.system_of(action.name)
         if system is not None:
@@ -290,6 +336,37 @@ class EnterpriseEnv(gymnasium.Env):
         content = result.to_json(full=self.world.surface.full_response)
         self.chat.append({"role": "tool", "tool_call_id": call_id, "content": content})
         return self._observation("tool", action.name, content)
+
+    def _turn(self, turn: TurnAction) -> Observation:
+        """Run an assistant turn's calls in order; each is a step and a tool call of the budgets.
+
+        The turn's text is recorded but not sent to the user (it accompanies tool calls). A
+        malformed call is answered by its error and the others still run; once a budget is spent,
+        the remaining calls are not run and say so.
+        """
+        if turn.malformed:
+            self.malformed += 1
+        ids = self._assistant_calls(
+            turn.text, [(call.call_id, call.name, call.arguments) for call in turn.calls], not turn.malformed
+        )
+        assert self._instance is not None
+        budget = self._instance.scenario.budget
+        answers = []
+        for index, (call, call_id) in enumerate(zip(turn.calls, ids, strict=True)):
+            if index and (self.steps >= budget.max_steps or self.tool_calls >= budget.max_tool_calls):
+                content = "Not run: the episode's step or tool-call budget is spent."
+                self.chat.append({"role": "tool", "tool_call_id": call_id, "content": content})
+            else:
+                self.steps += bool(index)  # the turn's first call is the step() that brought it
+                if call.action is None:
+                    content = call.error or ""
+                    self.chat.append({"role": "tool", "tool_call_id": call_id, "content": content})
+                else:
+                    content = self._tool(call.action, call_id)["content"]
+            answers.append({"tool_call_id": call_id, "name": call.name, "content": content})
+        if len(answers) == 1:
+            return self._observation("tool", answers[0]["name"], answers[0]["content"])
+        return self._observation("tool", "", json_text(answers))
 
     def _user_turn(self) -> UserTurn | None:
         instance = self._instance
@@ -310,15 +387,30 @@ class EnterpriseEnv(gymnasium.Env):
     def _after(
         self, observation: Observation, terminated: bool
     ) -> tuple[Observation, float, bool, bool, dict]:
-        instance = self._instance
-        assert instance is not None
-        budget = instance.scenario.budget
+        assert self._instance is not None
+        budget = self._instance.scenario.budget
         terminated = terminated or self.simulator_error is not None
         truncated = not terminated and (
             self.steps >= budget.max_steps or self.tool_calls >= budget.max_tool_calls
         )
         if not (terminated or truncated):
             return observation, 0.0, False, False, {}
+        reward, info = self._finish(truncated)
+        return observation, reward, terminated, truncated, info
+
+    def truncate(self) -> tuple[float, dict]:
+        """End the running episode as truncated from outside (a wrapper's time limit); (reward, final info).
+
+        Gymnasium's ``TimeLimit`` truncates without telling the env; the registered
+        :class:`FinalInfoOnTruncation` wrapper calls this so the final info still holds the
+        verdict and the outcome. An episode already over gives ``(0.0, {})``.
+        """
+        if self._done or self._instance is None:
+            return 0.0, {}
+        return self._finish(truncated=True)
+
+    def _finish(self, truncated: bool) -> tuple[float, dict]:
+        """Verify and classify the episode: its reward and final info."""
         self._done = True
         verdict, verifier_error = self._verify()
         facts = EpisodeFacts(
@@ -345,7 +437,7 @@ class EnterpriseEnv(gymnasium.Env):
             "systems_used": list(self.systems_used),
             "messages": list(self.chat),
         }
-        return observation, reward, terminated, truncated, info
+        return reward, info
 
     def _final_view(self) -> dict[str, bool] | None:
         """The UserView at the end, for simulator metrics (did the user stop before the goal?)."""
@@ -388,7 +480,43 @@ class EnterpriseEnv(gymnasium.Env):
         return {"role": role, "name": name, "content": content}
 
 
-def _make_user(user: str | UserSimulator) -> UserSimulator:
+class FinalInfoOnTruncation(gymnasium.Wrapper, gymnasium.utils.RecordConstructorArgs):
+    """Gives a truncation by an outer limit (``make(..., max_episode_steps=N)``) the verdict and outcome.
+
+    Registered as every suite's additional wrapper, so it sits outside ``TimeLimit``: when the
+    limit truncates an episode the env had not ended, the env is asked to end it (verify and
+    classify) and the final info carries what an episode ended by the env's own budget carries.
+    """
+
+    def __init__(self, env: gymnasium.Env) -> None:
+        gymnasium.utils.RecordConstructorArgs.__init__(self)
+        gymnasium.Wrapper.__init__(self, env)
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
+        """Step; on an outer truncation, end the episode in the env."""
+        observation, reward, terminated, truncated, info = self.env.step(action)
+        if truncated and not terminated and "outcome" not in info:
+            inner = self.env.unwrapped
+            if isinstance(inner, EnterpriseEnv):
+                reward, info = inner.truncate()
+        return observation, reward, terminated, truncated, info
+
+
+def _as_sent(action: Any) -> str:
+    """A refused action as text for the record, bounded (it may be anything the agent passed)."""
+    if isinstance(action, bytes | bytearray):
+        action = bytes(action[:MAX_RECORDED]).decode("utf-8", errors="replace")
+    if isinstance(action, str):
+        text = action
+    else:
+        try:
+            text = json_text(plain_json(action, check_text=False))
+        except Exception:  # not plain JSON (objects, cycles, huge): a bounded repr says what it was
+            text = reprlib.repr(action)
+    return text if len(text) <= MAX_RECORDED else text[: MAX_RECORDED - 3] + "..."
+
+
+def _make_user(user: str | UserSimulator, model: str | None, base_url: str | None) -> UserSimulator:
     if user == "rules":
         from enterprise_envs.scenarios.users.rules import RuleUser
 
@@ -396,16 +524,14 @@ def _make_user(user: str | UserSimulator) -> UserSimulator:
     if user == "llm":
         from enterprise_envs.scenarios.users.llm import LLMUser
 
-        model = os.environ.get("ENTERPRISE_ENVS_LLM_MODEL")
         if not model:
             raise ValueError(
-                "user='llm' needs ENTERPRISE_ENVS_LLM_MODEL (and ENTERPRISE_ENVS_LLM_BASE_URL for a "
-                "non-OpenAI endpoint; the key is read from OPENAI_API_KEY), or pass an LLMUser object"
+                "user='llm' needs a model: user_model=... (the CLI's --user-model) or "
+                "ENTERPRISE_ENVS_LLM_MODEL, and user_base_url=... (ENTERPRISE_ENVS_LLM_BASE_URL) for a "
+                "non-OpenAI endpoint; the key is read from OPENAI_API_KEY. Or pass an LLMUser object."
             )
-        base_url = os.environ.get("ENTERPRISE_ENVS_LLM_BASE_URL")
-        # A local endpoint usually needs no key: read OPENAI_API_KEY only when it is set or needed.
-        key_env = "OPENAI_API_KEY" if os.environ.get("OPENAI_API_KEY") or not base_url else None
-        return LLMUser.openai(model, base_url=base_url, api_key_env=key_env)
+        # The key rule (read OPENAI_API_KEY when set or needed) is clients.api_key_from_env's.
+        return LLMUser.openai(model, base_url=base_url, api_key_env="OPENAI_API_KEY")
     if isinstance(user, str):
         raise ValueError(f"user must be 'rules', 'llm' or a simulator object, not {user!r}")
     return user

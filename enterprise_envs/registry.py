@@ -37,6 +37,10 @@ from enterprise_envs.scenarios.loader import SUITES_FILE, load_scenarios, use_co
 
 NAMESPACE = "enterprise_envs"
 ENTRY_POINT = "enterprise_envs.env:EnterpriseEnv"
+#: Outside any ``TimeLimit``: a truncation by ``max_episode_steps`` still ends in a verdict.
+FINAL_INFO_WRAPPER = gymnasium.envs.registration.WrapperSpec(
+    name="FinalInfoOnTruncation", entry_point="enterprise_envs.env:FinalInfoOnTruncation", kwargs={}
+)
 #: The entry point group an installed system plugin registers its module under.
 PLUGIN_GROUP = "enterprise_envs.systems"
 #: Comma-separated module names of system plugins to load without installing them.
@@ -260,4 +264,5 @@ def register_envs() -> None:
                     entry_point=ENTRY_POINT,
                     kwargs={"suite": entry.env_id},
                     disable_env_checker=False,
+                    additional_wrappers=(FINAL_INFO_WRAPPER,),
                 )

@@ -53,3 +53,60 @@ def observation_space() -> spaces.Dict:
 def action_space() -> AnyText:
     """A JSON string (a dict is accepted by step() too; see the env docstring)."""
     return AnyText()
+
+
+class _TextSlots:
+    """The observations of an ``AsyncVectorEnv`` for an :class:`AnyText` field: one string per env.
+
+    Gymnasium's shared memory for ``Text`` is a fixed array of ``max_length`` characters per env,
+    read once at start (16 M characters per env here, and stale after). Text of any length lives
+    instead in a dict served by a multiprocessing manager that the workers write and the main
+    process reads; a deep copy (what ``AsyncVectorEnv`` returns by default) is a tuple of the
+    current strings, as the synchronous vector env gives.
+    """
+
+    def __init__(self, store: Any, n: int) -> None:
+        self.store, self.n = store, n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, index: int) -> str:
+        return self.store.get(index, "")
+
+    def __iter__(self) -> Any:
+        return iter(self.snapshot())
+
+    def snapshot(self) -> tuple[str, ...]:
+        """The current strings, in env order."""
+        values = dict(self.store)
+        return tuple(values.get(index, "") for index in range(self.n))
+
+    def __deepcopy__(self, memo: dict) -> tuple[str, ...]:
+        return self.snapshot()
+
+
+def _register_vector_memory() -> None:
+    """Teach Gymnasium's vector shared memory to hold :class:`AnyText` (so ``AsyncVectorEnv`` works as is)."""
+    from gymnasium.vector.utils import shared_memory
+
+    managers: list[Any] = []  # kept alive as long as the process: the vector env holds only proxies
+
+    @shared_memory.create_shared_memory.register(AnyText)
+    def _create(space: AnyText, n: int = 1, ctx: Any = None) -> Any:
+        import multiprocessing
+
+        manager = (ctx or multiprocessing).Manager()
+        managers.append(manager)
+        return manager.dict()
+
+    @shared_memory.read_from_shared_memory.register(AnyText)
+    def _read(space: AnyText, store: Any, n: int = 1) -> _TextSlots:
+        return _TextSlots(store, n)
+
+    @shared_memory.write_to_shared_memory.register(AnyText)
+    def _write(space: AnyText, index: int, value: str, store: Any) -> None:
+        store[index] = value
+
+
+_register_vector_memory()

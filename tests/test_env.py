@@ -165,19 +165,23 @@ def test_sync_vector_env() -> None:
     envs.close()
 
 
-def test_async_vector_env_without_shared_memory() -> None:
-    # Text spaces cannot live in shared memory, so AsyncVectorEnv needs shared_memory=False; a
+@pytest.mark.parametrize("shared_memory", [True, False])
+def test_async_vector_env_gives_what_the_sync_one_gives(shared_memory: bool) -> None:
+    # The default (shared memory) holds text of any length through the spaces' registered slots; a
     # spawned worker imports nothing, and the module prefix makes gymnasium import the package.
-    envs = gymnasium.vector.AsyncVectorEnv(
-        [lambda: gymnasium.make("enterprise_envs:ITSM-v0") for _ in range(2)],
-        shared_memory=False,
-        context="spawn",
-    )
-    observations, infos = envs.reset(seed=[0, 1])
-    assert list(observations["role"]) == ["user", "user"]
-    _, rewards, terminated, _, _ = envs.step(_end_actions(2))
-    assert list(terminated) == [True, True]
-    envs.close()
+    def make() -> gymnasium.Env:
+        return gymnasium.make("enterprise_envs:ITSM-v0")
+
+    asynchronous = gymnasium.vector.AsyncVectorEnv([make] * 2, shared_memory=shared_memory, context="spawn")
+    synchronous = gymnasium.vector.SyncVectorEnv([make] * 2)
+    assert asynchronous.reset(seed=[0, 1])[0] == synchronous.reset(seed=[0, 1])[0]
+    ask = [json.dumps({"message": "What is your e-mail address? " + "x" * 70_000})] * 2
+    long_question = asynchronous.step(ask)
+    assert long_question[0] == synchronous.step(ask)[0]  # user replies to a message longer than any buffer
+    observations, _, terminated, _, _ = asynchronous.step(_end_actions(2))
+    assert list(terminated) == [True, True] and isinstance(observations["content"], tuple)
+    asynchronous.close()
+    synchronous.close()
 
 
 def test_oracle_episode_reports_outcome_verdict_and_messages() -> None:
@@ -205,4 +209,23 @@ def test_llm_user_in_the_env_is_guarded_with_the_instance_canaries() -> None:
     assert set(inner.instance.canaries()) <= set(inner.user.canaries)
     assert episode["outcome"]["kind"] == "success"  # the guard fell back to the rule replies
     assert all("INC0010001" not in m["content"] for m in episode["messages"] if m["role"] == "user")
+    env.close()
+
+
+@pytest.mark.parametrize("env_id", ["Workplace-v0", "ITSM-v0"])
+def test_the_tools_given_are_the_episode_worlds_whatever_came_before(env_id: str) -> None:
+    # One env plays scenarios over different sets of systems; each episode's tool list must be its
+    # own world's, not the first world's of the same surface (a run's records depended on history).
+    env = gymnasium.make(env_id)
+    for seed in range(8):
+        _, info = env.reset(seed=seed)
+        fresh = gymnasium.make(env_id)
+        _, alone = fresh.reset(seed=seed)
+        assert [tool["function"]["name"] for tool in info["tools"]] == [
+            tool["function"]["name"] for tool in alone["tools"]
+        ]
+        assert {tool["function"]["name"] for tool in info["tools"]} == {
+            tool["function"]["name"] for tool in env.unwrapped.world.surface.openai_tools()
+        }
+        fresh.close()
     env.close()

@@ -26,12 +26,14 @@ from typing import Any, Protocol
 
 __all__ = [
     "INSTALL_HINT",
+    "NO_KEY",
     "CassetteClient",
     "CassetteMiss",
     "ChatClient",
     "ChatMessage",
     "OpenAIChatClient",
     "ScriptedClient",
+    "api_key_from_env",
     "canonical_request",
     "request_key",
 ]
@@ -40,6 +42,40 @@ __all__ = [
 ChatMessage = Mapping[str, str]
 
 INSTALL_HINT = "the LLM user backend needs the openai package: pip install 'enterprise-envs[llm]'"
+
+#: What the openai client is given as a key for endpoints that need none (it insists on a value).
+NO_KEY = "unused"
+
+
+def api_key_from_env(api_key_env: str | None, base_url: str | None) -> str:
+    """The API key for an OpenAI-compatible endpoint, read from the environment by one rule.
+
+    The key lives in the environment variable ``api_key_env`` (never in arguments or configs). It
+    is read when that variable is set, and required when no ``base_url`` is given (the openai
+    default endpoint needs one); a local server (``base_url`` given, variable unset) gets the
+    placeholder :data:`NO_KEY`, so no secret is sent to it.
+
+    Args:
+        api_key_env: Name of the variable holding the key (``None``: the endpoint needs no key).
+        base_url: The endpoint (``None``: the openai package's default).
+
+    Returns:
+        The key, or :data:`NO_KEY`.
+
+    Raises:
+        ValueError: No ``base_url`` and the variable is not set.
+    """
+    if api_key_env is None:
+        return NO_KEY
+    key = os.environ.get(api_key_env, "")
+    if key:
+        return key
+    if base_url is None:
+        raise ValueError(
+            f"environment variable {api_key_env} (the API key) is not set; a local endpoint given with "
+            "a base URL needs none"
+        )
+    return NO_KEY
 
 
 class ChatClient(Protocol):
@@ -108,12 +144,7 @@ class OpenAIChatClient:
             import openai
         except ImportError:
             raise ImportError(INSTALL_HINT) from None
-        if api_key_env is None:
-            api_key = "unused"  # local endpoints ignore it; the client insists on a value
-        else:
-            api_key = os.environ.get(api_key_env, "")
-            if not api_key:
-                raise ValueError(f"environment variable {api_key_env} (the API key) is not set")
+        api_key = api_key_from_env(api_key_env, base_url)
         self.model = model
         self.max_tokens = max_tokens
         self._client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout)

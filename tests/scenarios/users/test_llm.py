@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
 import sys
@@ -108,14 +107,17 @@ def test_cassette_records_with_an_inner_client_then_replays_without_it(tmp_path:
     assert replay.complete(HELLO) == ["first"]
 
 
-def test_openai_client_without_the_package_says_how_to_install_it() -> None:
-    if importlib.util.find_spec("openai") is not None:
-        pytest.skip("openai is installed")
+def test_openai_client_without_the_package_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "openai", None)  # what `import openai` meets where it is not installed
     with pytest.raises(ImportError, match=r"pip install 'enterprise-envs\[llm\]'") as error:
         OpenAIChatClient("some-model", base_url="http://localhost:8000/v1", api_key_env=None)
     assert str(error.value) == INSTALL_HINT
     with pytest.raises(ImportError, match="enterprise-envs"):
         LLMUser.openai("some-model", api_key_env="NOT_SET_ANYWHERE")
+    from enterprise_envs.llm_agent import LLMAgent
+
+    with pytest.raises(ImportError, match=r"pip install 'enterprise-envs\[llm\]'"):
+        LLMAgent("some-model", base_url="http://127.0.0.1:9/v1")
 
 
 class FakeOpenAI:
