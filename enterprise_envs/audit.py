@@ -47,6 +47,7 @@ from enterprise_envs.verifiers.audit import (
     corpus,
     step_effects,
 )
+from enterprise_envs.verifiers.audit.disclosure import premature_uses
 from enterprise_envs.verifiers.audit.probes import ADVISORY
 from enterprise_envs.verifiers.audit.report import merge
 
@@ -94,7 +95,14 @@ class EnvEpisodes:
             )
         episode = play_episode(env, OracleAgent(), seed)
         outcome = episode.get("outcome") or {}
-        return outcome.get("kind") == "success" and episode["reward"] == 1.0, str(outcome.get("reason", ""))
+        passed = outcome.get("kind") == "success" and episode["reward"] == 1.0
+        # The oracle is also a demonstrator: its trace must not use a fact before the user told it.
+        early = premature_uses(
+            episode["messages"], env.unwrapped.instance.persona.facts, [episode["reset_info"]["instructions"]]
+        )
+        if passed and early:
+            return False, f"the oracle used a fact before the user told it: {early[0]}"
+        return passed, str(outcome.get("reason", ""))
 
     def record(self, seed: int, surface: str, solution: str) -> Run:
         """Play a reference solution open-loop, recording results and each write's effects."""
