@@ -13,12 +13,23 @@ from pathlib import Path
 def _demo(args: argparse.Namespace) -> int:
     from enterprise_envs.demo import run_demo
 
-    return run_demo(episodes=args.episodes, seed=args.seed, scenario=args.scenario, out=sys.stdout)
+    return run_demo(
+        episodes=args.episodes,
+        seed=args.seed,
+        scenario=args.scenario,
+        out=sys.stdout,
+        agent=args.agent,
+        agent_options=_agent_options(args),
+        env_kwargs=_user_kwargs(args),
+    )
 
 
 def _list(args: argparse.Namespace) -> int:
     from enterprise_envs import registry
 
+    if args.json:
+        print(json.dumps(_listing(), indent=2))
+        return 0
     print("environments:")
     for suite in registry.suites().values():
         print(f"  {suite.env_id} (also {registry.NAMESPACE}/{suite.env_id}): {suite.description}")
@@ -34,28 +45,102 @@ def _list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _listing() -> dict:
+    """What ``list --json`` prints: suites, systems and scenarios with their ids, tags and tools."""
+    from enterprise_envs import registry
+
+    return {
+        "environments": [
+            {
+                "id": suite.env_id,
+                "namespaced_id": f"{registry.NAMESPACE}/{suite.env_id}",
+                "description": suite.description,
+                "scenarios": [scenario.id for scenario in registry.select(suite, None)],
+            }
+            for suite in registry.suites().values()
+        ],
+        "systems": [
+            {
+                "name": name,
+                "tables": len(system.catalog),
+                "surfaces": {surface: len(system.surface(surface)) for surface in system.surfaces},
+                "spec_version": str(system.settings.get("spec_version", "")),
+            }
+            for name, system in sorted(registry.systems().items())
+        ],
+        "scenarios": [
+            {
+                "id": scenario_id,
+                "version": scenario.version,
+                "title": scenario.title,
+                "tags": list(scenario.tags),
+                "systems": list(scenario.systems),
+                "suite": registry.suite_serving(scenario_id).env_id,
+            }
+            for scenario_id, scenario in sorted(registry.scenarios().items())
+        ],
+    }
+
+
+def _agent_options(args: argparse.Namespace) -> dict:
+    """The LLM agent's options from the command line (empty for the oracle and the random agent)."""
+    if args.agent != "llm":
+        return {}
+    options = {
+        "model": args.model,
+        "base_url": args.base_url,
+        "api_key_env": args.api_key_env,
+        "temperature": args.temperature,
+        "max_completion_tokens": args.max_completion_tokens,
+        "token_budget": args.token_budget,
+    }
+    return {key: value for key, value in options.items() if value is not None}
+
+
+def _user_kwargs(args: argparse.Namespace) -> dict:
+    """The simulated user's make options from the command line."""
+    kwargs: dict = {"user": args.user}
+    if args.user_model:
+        kwargs["user_model"] = args.user_model
+    if args.user_base_url:
+        kwargs["user_base_url"] = args.user_base_url
+    return kwargs
+
+
 def _run(args: argparse.Namespace) -> int:
     from enterprise_envs.runner import default_progress, run
 
-    env_kwargs: dict = {"surface": args.surface, "user": args.user}
+    env_kwargs: dict = {"surface": args.surface, **_user_kwargs(args)}
     if args.scenario:
         env_kwargs["scenario"] = args.scenario
     if args.world_size:
         env_kwargs["world_size"] = args.world_size
     if args.faults:
         env_kwargs["faults"] = args.faults if args.faults in ("scenario", "off") else json.loads(args.faults)
+    to_stdout = args.out == "-"
     summary = run(
         args.env_id,
         args.agent,
         args.episodes,
         seed=args.seed,
-        out=Path(args.out) if args.out else None,
+        out=sys.stdout if to_stdout else (Path(args.out) if args.out else None),
         env_kwargs=env_kwargs,
         progress=default_progress(),
+        jobs=args.jobs,
+        trials=args.trials,
+        agent_options=_agent_options(args),
+        max_episode_steps=args.max_episode_steps,
     )
-    print(summary.to_text())
-    print(f"{sum(sum(row.values()) for row in summary.counts.values())} episodes in {summary.seconds:.2f} s")
-    return 0
+    # With the records on stdout, the summary goes to stderr so the JSONL stays clean.
+    report = sys.stderr if to_stdout else sys.stdout
+    print(summary.to_text(), file=report)
+    ended = sum(summary.totals.values())
+    print(
+        f"{ended} of {summary.planned} episodes in {summary.seconds:.2f} s"
+        + (" (interrupted: the finished episodes are kept)" if summary.interrupted else ""),
+        file=report,
+    )
+    return summary.exit_status
 
 
 def _pilot(args: argparse.Namespace) -> int:
@@ -116,6 +201,44 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def _add_agent_options(parser: argparse.ArgumentParser) -> None:
+    """The agent and, for ``llm``, its OpenAI-compatible endpoint (the same wherever an agent plays)."""
+    parser.add_argument("--agent", choices=["oracle", "random", "llm"], default="oracle")
+    group = parser.add_argument_group("the llm agent (an OpenAI-compatible chat-completions endpoint)")
+    group.add_argument("--model", default=None, help="the model name the endpoint serves (required with llm)")
+    group.add_argument("--base-url", default=None, help="e.g. http://127.0.0.1:8000/v1 (default: OpenAI's)")
+    group.add_argument(
+        "--api-key-env",
+        default=None,
+        help="variable holding the key (default OPENAI_API_KEY; read only if set or if no --base-url)",
+    )
+    group.add_argument("--temperature", type=float, default=None, help="sampling temperature (default 0)")
+    group.add_argument("--max-completion-tokens", type=_positive, default=None, help="per model call")
+    group.add_argument(
+        "--token-budget", type=_positive, default=None, help="tokens per episode; the agent ends when spent"
+    )
+
+
+def _add_user_options(parser: argparse.ArgumentParser) -> None:
+    """The simulated user: rules, or an LLM over an OpenAI-compatible endpoint."""
+    parser.add_argument("--user", choices=["rules", "llm"], default="rules")
+    parser.add_argument(
+        "--user-model", default=None, help="the llm user's model (default: $ENTERPRISE_ENVS_LLM_MODEL)"
+    )
+    parser.add_argument(
+        "--user-base-url",
+        default=None,
+        help="the llm user's endpoint (default: $ENTERPRISE_ENVS_LLM_BASE_URL)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (one subcommand per job)."""
     parser = argparse.ArgumentParser(
@@ -129,28 +252,40 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--episodes", type=int, default=3)
     demo.add_argument("--seed", type=int, default=0)
     demo.add_argument("--scenario", default=None, help="a scenario id or tag (default: any)")
+    _add_agent_options(demo)
+    _add_user_options(demo)
     demo.set_defaults(run=_demo)
 
     listing = commands.add_parser("list", help="list environments, systems and scenarios")
+    listing.add_argument("--json", action="store_true", help="print the listing as JSON")
     listing.set_defaults(run=_list)
 
     running = commands.add_parser("run", help="run episodes with an agent and write JSONL trajectories")
     running.add_argument("env_id", help="e.g. ITSM-v0")
-    running.add_argument("--agent", choices=["oracle", "random"], default="oracle")
-    running.add_argument("--episodes", type=int, default=10)
-    running.add_argument("--seed", type=int, default=0)
-    running.add_argument("--out", default=None, help="JSONL file for the trajectories")
+    running.add_argument("--episodes", type=_positive, default=10, help="seeds to play (default 10)")
+    running.add_argument("--seed", type=int, default=0, help="first seed")
+    running.add_argument(
+        "--trials", type=_positive, default=1, help="plays of each seed, for pass^k (default 1)"
+    )
+    running.add_argument("--jobs", type=_positive, default=1, help="episodes played at a time (default 1)")
+    running.add_argument("--out", default=None, help="JSONL file for the trajectory records; - for stdout")
     running.add_argument("--scenario", action="append", help="scenario id or tag (repeatable)")
     running.add_argument("--surface", choices=["typed", "rest"], default="typed")
-    running.add_argument("--user", choices=["rules", "llm"], default="rules")
     running.add_argument("--world-size", choices=["tiny", "default", "large"], default=None)
-    running.add_argument("--faults", default=None, help="scenario | off | a JSON fault config")
+    running.add_argument(
+        "--faults", default=None, help="scenario | off | a JSON fault config (schema: docs/evaluation.md)"
+    )
+    running.add_argument(
+        "--max-episode-steps", type=_positive, default=None, help="gymnasium.make's step limit (a TimeLimit)"
+    )
+    _add_agent_options(running)
+    _add_user_options(running)
     running.set_defaults(run=_run)
 
     pilot = commands.add_parser("pilot", help="probe a scenario's simulated user with scripted agents")
     pilot.add_argument("scenario", help="scenario id, e.g. itsm.report_incident")
     pilot.add_argument("--seeds", type=int, nargs="+", default=[0])
-    pilot.add_argument("--user", choices=["rules", "llm"], default="rules")
+    _add_user_options(pilot)
     pilot.add_argument("--json", action="store_true")
     pilot.set_defaults(run=_pilot)
 
@@ -188,6 +323,10 @@ def build_parser() -> argparse.ArgumentParser:
     fidelity.add_argument("runs", nargs="+", help="JSONL files written by `enterprise-envs run`")
     fidelity.add_argument("--json", action="store_true")
     fidelity.set_defaults(run=_fidelity)
+
+    from enterprise_envs.report import add_report_command
+
+    add_report_command(commands)
 
     from enterprise_envs.bench import GROUPS
 
@@ -260,6 +399,30 @@ def check_usage(args: argparse.Namespace) -> None:
             ) from None
         if not isinstance(config, dict):
             raise UsageError("--faults must be scenario, off or a JSON object")
+        from enterprise_envs.mocks._core.faults import FaultConfig
+
+        try:
+            FaultConfig.from_dict(config)
+        except ValueError as error:
+            raise UsageError(f"--faults: {error}") from None
+    _check_models(args)
+
+
+def _check_models(args: argparse.Namespace) -> None:
+    """A model-backed agent or user has a model and its client library (else exit 2, not a traceback)."""
+    llm_agent = getattr(args, "agent", None) == "llm"
+    llm_user = getattr(args, "user", None) == "llm"
+    if llm_agent and not args.model:
+        raise UsageError("--agent llm needs --model (the model name the endpoint serves)")
+    if llm_user and not (args.user_model or os.environ.get("ENTERPRISE_ENVS_LLM_MODEL")):
+        raise UsageError("--user llm needs --user-model (or ENTERPRISE_ENVS_LLM_MODEL)")
+    if llm_agent or llm_user:
+        try:
+            import openai  # noqa: F401
+        except ImportError:
+            raise UsageError(
+                "the llm agent and user need the openai package: pip install 'enterprise-envs[llm]'"
+            ) from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -13,6 +13,8 @@ from typing import Any
 
 import enterprise_envs.scenarios as scenarios_package
 import enterprise_envs.verifiers as verifiers_package
+from enterprise_envs.mocks._core.faults import fault_config_json_schema
+from enterprise_envs.records import trajectory_json_schema
 from enterprise_envs.scenarios.format import scenario_json_schema
 from enterprise_envs.scenarios.users.persona import persona_json_schema
 from enterprise_envs.verifiers.expectations import expectation_json_schema
@@ -31,6 +33,9 @@ PUBLISHED: dict[str, tuple[Path, Callable[[], dict[str, Any]]]] = {
         Path(scenarios_package.__file__).parent / "schema" / "persona.schema.json",
         persona_json_schema,
     ),
+    # What `enterprise-envs run` writes (one record a line) and what `--faults` / make(faults=) take.
+    "trajectory": (Path(__file__).parent / "schema" / "trajectory.schema.json", trajectory_json_schema),
+    "faults": (Path(__file__).parent / "schema" / "faults.schema.json", fault_config_json_schema),
 }
 
 

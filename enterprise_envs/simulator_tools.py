@@ -16,6 +16,7 @@ from typing import Any
 import gymnasium
 
 from enterprise_envs import registry
+from enterprise_envs.records import heard
 from enterprise_envs.scenarios.users.fidelity import FidelityReport, Transcript, fidelity_report
 from enterprise_envs.scenarios.users.pilot import PilotReport, run_pilot
 from enterprise_envs.scenarios.users.turns import Message, UserTurn
@@ -73,11 +74,7 @@ def transcripts_from_runs(path: Path, canaries: dict[str, tuple[str, ...]] | Non
             env = envs[scenario_id] = _scenario_env(scenario_id)
         env.reset(seed=record["seed"])
         instance = env.unwrapped.instance
-        messages = [
-            Message("user" if item["role"] == "user" else "agent", item["content"])
-            for item in record["messages"]
-            if item["role"] in ("user", "assistant") and item.get("content")
-        ]
+        messages = [Message(speaker, text) for speaker, text in heard(record["messages"])]
         label = f"{scenario_id}/seed={record['seed']}"
         turns = tuple(UserTurn.from_dict(turn) for turn in record.get("user_turns", ()))
         transcripts.append(

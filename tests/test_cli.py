@@ -31,7 +31,7 @@ def test_run_writes_jsonl_and_fidelity_reads_it(tmp_path: Path, capsys: pytest.C
         == 0
     )
     summary = capsys.readouterr().out
-    assert "total" in summary and "6 episodes" in summary
+    assert "total" in summary and "6 of 6 episodes" in summary
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(records) == 6 and [r["seed"] for r in records] == list(range(3, 9))
     for record in records:

@@ -9,18 +9,26 @@ from __future__ import annotations
 
 import random
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 
 from enterprise_envs.mocks._core.clock import SimClock
 from enterprise_envs.mocks._core.errors import ErrorKind, ToolError
+
+# Both dataclasses are also read by pydantic (the Annotated bounds), which validates a config
+# from data and publishes its JSON Schema (``fault_config_json_schema``): one description of both.
+_CLOSED = ConfigDict(extra="forbid")
 
 
 @dataclass(frozen=True)
 class RateLimit:
     """At most ``calls`` calls per ``window_seconds`` of simulated time."""
 
-    calls: int
-    window_seconds: int = 3600
+    __pydantic_config__ = _CLOSED
+
+    calls: Annotated[int, Field(ge=1, description="calls allowed per window")]
+    window_seconds: Annotated[int, Field(ge=1, description="window length in simulated seconds")] = 3600
 
 
 @dataclass(frozen=True)
@@ -35,30 +43,47 @@ class FaultConfig:
         exempt_tools: Tools never faulted (e.g. ``wait``).
     """
 
+    __pydantic_config__ = _CLOSED
+
     rate_limit: RateLimit | None = None
-    unavailable_p: float = 0.0
-    timeout_p: float = 0.0
-    page_size_cap: int | None = None
+    unavailable_p: Annotated[float, Field(ge=0, le=1, description="probability of a 503 per call")] = 0.0
+    timeout_p: Annotated[float, Field(ge=0, le=1, description="probability of a 504 per call")] = 0.0
+    page_size_cap: Annotated[int | None, Field(ge=1, description="most rows a list returns")] = None
     exempt_tools: frozenset[str] = frozenset({"wait"})
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> FaultConfig:
-        """Build from scenario data (``{"rate_limit": {"calls": 5, "window_seconds": 60}, ...}``)."""
+        """Build from data (``{"rate_limit": {"calls": 5, "window_seconds": 60}, ...}``).
+
+        Raises:
+            ValueError: An unknown key or a value out of bounds, each named.
+        """
         if not data:
             return cls()
-        data = dict(data)
-        limit = data.pop("rate_limit", None)
-        exempt = data.pop("exempt_tools", None)
-        return cls(
-            rate_limit=RateLimit(**limit) if limit else None,
-            exempt_tools=frozenset(exempt) if exempt is not None else cls.exempt_tools,
-            **data,
-        )
+        try:
+            return _ADAPTER.validate_python(dict(data))
+        except ValidationError as error:
+            problems = "; ".join(
+                f"{'.'.join(str(part) for part in item['loc']) or 'config'}: {item['msg']}"
+                for item in error.errors()
+            )
+            raise ValueError(f"bad fault config ({problems})") from None
 
     @property
     def active(self) -> bool:
         """True if any fault can fire."""
         return bool(self.rate_limit or self.unavailable_p or self.timeout_p or self.page_size_cap)
+
+
+_ADAPTER = TypeAdapter(FaultConfig)
+
+
+def fault_config_json_schema() -> dict[str, Any]:
+    """The JSON Schema of a fault config (``make(faults=...)``, ``run --faults``, scenario ``faults``)."""
+    schema = _ADAPTER.json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = "https://enterprise-envs.dev/schema/faults.schema.json"
+    return schema
 
 
 @dataclass(frozen=True)
