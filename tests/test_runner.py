@@ -159,6 +159,7 @@ def test_an_invalid_episode_makes_the_run_exit_3(tmp_path: Path) -> None:
     [
         (["run", "ITSM-v0", "--agent", "llm"], "--agent llm needs --model"),
         (["run", "ITSM-v0", "--user", "llm"], "--user llm needs --user-model"),
+        (["serve", "--scenario", "itsm.report_incident", "--user", "llm"], "--user llm needs --user-model"),
         (["run", "ITSM-v0", "--faults", '{"unavailable_p": 3}'], "unavailable_p"),
         (["run", "ITSM-v0", "--faults", '{"rate_limits": {}}'], "rate_limits"),
     ],
@@ -179,3 +180,12 @@ def test_list_json_names_every_suite_and_scenario(capsys: pytest.CaptureFixture[
     listing = json.loads(capsys.readouterr().out)
     assert [env["id"] for env in listing["environments"]] == list(registry.suites())
     assert {s["id"] for s in listing["scenarios"]} == set(registry.scenarios())
+
+
+def test_the_live_display_shows_rate_and_running_success() -> None:
+    import io
+
+    screen = io.StringIO()
+    run("ITSM-v0", "oracle", 3, progress=screen)
+    shown = screen.getvalue()
+    assert "3/3" in shown and "ep/s" in shown and "success 3 (100%)" in shown

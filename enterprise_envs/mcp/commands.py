@@ -89,6 +89,8 @@ def add_serve_commands(subparsers: Any) -> None:
     serve.add_argument(
         "--user", choices=["rules", "llm"], default="rules", help="episode mode: the user simulator"
     )
+    serve.add_argument("--user-model", default=None, help="episode mode: the llm user's model")
+    serve.add_argument("--user-base-url", default=None, help="episode mode: the llm user's endpoint")
     serve.add_argument(
         "--faults", default="scenario", help="episode mode: scenario | off | a JSON fault config"
     )
@@ -230,6 +232,8 @@ def run_serve(args: argparse.Namespace) -> int:
     max_bytes = MAX_BYTES_PER_OWNER if args.max_memory_mb is None else args.max_memory_mb * 2**20
     if max_envs < 1 or max_bytes < 1:
         return _fail("--max-envs and --max-memory-mb must be at least 1")
+    if args.user == "llm" and not (args.user_model or os.environ.get("ENTERPRISE_ENVS_LLM_MODEL")):
+        return _fail("--user llm needs --user-model (or ENTERPRISE_ENVS_LLM_MODEL)")
     quotas = Quotas(max_envs=max_envs, max_bytes=max_bytes, sizes=sizes)
     hub = Hub(
         quotas=quotas,
@@ -239,6 +243,8 @@ def run_serve(args: argparse.Namespace) -> int:
             seed=args.seed,
             surface=args.surface,
             user=args.user,
+            user_model=args.user_model,
+            user_base_url=args.user_base_url,
             world_size=args.size,
             faults=faults,
             world_seed=args.world_seed,

@@ -369,6 +369,8 @@ class EpisodeDefaults:
         seed: The reset seed of an episode made without one.
         surface: The tool surface.
         user: The user simulator (``rules``, ``llm`` or an object).
+        user_model: The ``llm`` user's model (None: ``ENTERPRISE_ENVS_LLM_MODEL``).
+        user_base_url: The ``llm`` user's endpoint (None: ``ENTERPRISE_ENVS_LLM_BASE_URL``).
         world_size: The world size (None: each scenario's own).
         faults: ``scenario``, ``off`` or a fault config.
         world_seed: The world seed.
@@ -381,6 +383,8 @@ class EpisodeDefaults:
     seed: int = 0
     surface: str = "typed"
     user: Any = "rules"
+    user_model: str | None = None
+    user_base_url: str | None = None
     world_size: str | None = None
     faults: Any = "scenario"
     world_seed: int = 0
@@ -617,6 +621,8 @@ class Hub:
             scenario=scenario,
             surface=options.surface,
             user=options.user,
+            user_model=options.user_model,
+            user_base_url=options.user_base_url,
             world_size=options.world_size,
             faults=options.faults,
             world_seed=options.world_seed,
