@@ -134,7 +134,10 @@ def test_ctrl_c_stops_the_command_and_keeps_whole_records(tmp_path: Path) -> Non
     assert process.returncode == EXIT_INTERRUPTED, stderr[-2000:]
     assert "Traceback" not in stderr and "interrupted" in stdout
     records = _records(out)
-    assert 2 <= len(records) < 500 and [r["episode"] for r in records] == list(range(len(records)))
+    episodes = [r["episode"] for r in records]
+    # Every finished episode is kept, in order; one abandoned in flight may leave a gap before a
+    # later one that had finished.
+    assert 2 <= len(records) < 500 and episodes == sorted(set(episodes)) and episodes[:2] == [0, 1]
 
 
 def test_out_dash_writes_only_records_to_stdout(capsys: pytest.CaptureFixture[str]) -> None:
