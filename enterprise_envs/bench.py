@@ -46,6 +46,8 @@ if TYPE_CHECKING:
 
 #: Groups of figures, in run order (``--only`` takes these names).
 GROUPS = ("reset", "tool", "step", "worst", "verify", "episodes", "memory", "mcp", "rest", "baselines")
+#: Groups run only when named in ``--only`` (they need an optional extra: ``ray``).
+OPTIONAL_GROUPS = ("ray",)
 
 #: The suite (Gym id) the bench measures unless told otherwise; its first system's workload
 #: drives the figures.
@@ -1344,6 +1346,13 @@ def _machine() -> dict[str, Any]:
     }
 
 
+def _bench_ray(settings: Settings) -> list[Figure]:
+    """Oracle episodes per second over 1 and 2 Ray workers (``enterprise_envs.integrations.ray``)."""
+    from enterprise_envs.integrations.ray import bench_ray
+
+    return bench_ray(settings)
+
+
 def run_bench(
     quick: bool = False,
     only: Sequence[str] | None = None,
@@ -1357,9 +1366,10 @@ def run_bench(
     settings = dataclasses.replace(QUICK if quick else FULL, suite=suite)
     target(suite)  # an unknown suite or a system without a workload fails before any figure
     groups = list(only) if only else list(GROUPS)
-    unknown = set(groups) - set(GROUPS)
+    known = (*GROUPS, *OPTIONAL_GROUPS)
+    unknown = set(groups) - set(known)
     if unknown:
-        raise ValueError(f"unknown bench groups {sorted(unknown)}; choose from {', '.join(GROUPS)}")
+        raise ValueError(f"unknown bench groups {sorted(unknown)}; choose from {', '.join(known)}")
     benches: dict[str, Callable[[Settings], list[Figure]]] = {
         "reset": bench_reset,
         "tool": bench_tool,
@@ -1370,11 +1380,12 @@ def run_bench(
         "memory": bench_memory,
         "mcp": bench_mcp,
         "rest": bench_rest,
+        "ray": _bench_ray,
     }
     started = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     clock = time.perf_counter_ns()
     figures: list[Figure] = []
-    for group in GROUPS:
+    for group in (*GROUPS, *OPTIONAL_GROUPS):
         if group == "baselines" or group not in groups:
             continue
         if progress is not None:
@@ -1403,6 +1414,7 @@ def run_bench(
 __all__ = [
     "FULL",
     "GROUPS",
+    "OPTIONAL_GROUPS",
     "QUICK",
     "SUITE",
     "Figure",

@@ -108,7 +108,7 @@ def _user_kwargs(args: argparse.Namespace) -> dict:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from enterprise_envs.runner import default_progress, run
+    from enterprise_envs.runner import EXIT_INTERRUPTED, default_progress, run
 
     env_kwargs: dict = {"surface": args.surface, **_user_kwargs(args)}
     if args.scenario:
@@ -118,19 +118,35 @@ def _run(args: argparse.Namespace) -> int:
     if args.faults:
         env_kwargs["faults"] = args.faults if args.faults in ("scenario", "off") else json.loads(args.faults)
     to_stdout = args.out == "-"
-    summary = run(
-        args.env_id,
-        args.agent,
-        args.episodes,
-        seed=args.seed,
-        out=sys.stdout if to_stdout else (Path(args.out) if args.out else None),
-        env_kwargs=env_kwargs,
-        progress=default_progress(),
-        jobs=args.jobs,
-        trials=args.trials,
-        agent_options=_agent_options(args),
-        max_episode_steps=args.max_episode_steps,
-    )
+    backend, jobs = None, args.jobs
+    if args.ray:
+        from enterprise_envs.integrations.ray import RayBackend
+
+        jobs = args.workers or 2
+        backend = RayBackend(jobs, args.address)
+    try:
+        summary = run(
+            args.env_id,
+            args.agent,
+            args.episodes,
+            seed=args.seed,
+            out=sys.stdout if to_stdout else (Path(args.out) if args.out else None),
+            env_kwargs=env_kwargs,
+            progress=default_progress(),
+            jobs=jobs,
+            trials=args.trials,
+            agent_options=_agent_options(args),
+            max_episode_steps=args.max_episode_steps,
+            backend=backend,
+        )
+    except (ConnectionError, TimeoutError) as error:
+        if backend is None:
+            raise
+        print(f"enterprise-envs run: {error}", file=sys.stderr)  # an unreachable or too small cluster
+        return 1
+    except KeyboardInterrupt:  # Ctrl-C while the Ray workers were starting (later ones end the run)
+        print("enterprise-envs run: interrupted before any episode ran", file=sys.stderr)
+        return EXIT_INTERRUPTED
     # With the records on stdout, the summary goes to stderr so the JSONL stays clean.
     report = sys.stderr if to_stdout else sys.stdout
     print(summary.to_text(), file=report)
@@ -269,6 +285,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     running.add_argument("--jobs", type=_positive, default=1, help="episodes played at a time (default 1)")
     running.add_argument("--out", default=None, help="JSONL file for the trajectory records; - for stdout")
+    on_ray = running.add_argument_group("Ray (pip install 'enterprise-envs[ray]'; docs/integrations.md)")
+    on_ray.add_argument("--ray", action="store_true", help="play the episodes on Ray actors, one env each")
+    on_ray.add_argument(
+        "--address", default=None, help="the cluster: auto, host:6379 or ray://host:10001 (default: local)"
+    )
+    on_ray.add_argument("--workers", type=_positive, default=None, help="Ray actors (default 2)")
     running.add_argument("--scenario", action="append", help="scenario id or tag (repeatable)")
     running.add_argument("--surface", choices=["typed", "rest"], default="typed")
     running.add_argument("--world-size", choices=["tiny", "default", "large"], default=None)
@@ -328,7 +350,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_report_command(commands)
 
-    from enterprise_envs.bench import GROUPS
+    from enterprise_envs.bench import GROUPS, OPTIONAL_GROUPS
 
     bench = commands.add_parser(
         "bench", help="performance bench: reset, tool calls, steps, verify, episodes, memory, MCP"
@@ -343,9 +365,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--only",
         nargs="+",
         action="extend",
-        choices=GROUPS,
+        choices=(*GROUPS, *OPTIONAL_GROUPS),
         metavar="NAME",
-        help=f"only: {', '.join(GROUPS)}",
+        help=f"only: {', '.join(GROUPS)}; and, only when named, {', '.join(OPTIONAL_GROUPS)} (its extra)",
     )
     bench.set_defaults(run=_bench)
 
@@ -406,6 +428,22 @@ def check_usage(args: argparse.Namespace) -> None:
         except ValueError as error:
             raise UsageError(f"--faults: {error}") from None
     _check_models(args)
+    _check_ray(args)
+
+
+def _check_ray(args: argparse.Namespace) -> None:
+    """``--address`` and ``--workers`` go with ``--ray``, which needs the ray package (else exit 2)."""
+    if not getattr(args, "ray", False):
+        for option in ("address", "workers"):
+            if getattr(args, option, None) is not None:
+                raise UsageError(f"--{option} goes with --ray")
+        return
+    if args.jobs != 1:
+        raise UsageError("--ray plays --workers episodes at a time; --jobs is for a local run")
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        raise UsageError("--ray needs the ray package: pip install 'enterprise-envs[ray]'") from None
 
 
 def _check_models(args: argparse.Namespace) -> None:

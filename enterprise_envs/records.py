@@ -135,6 +135,9 @@ class Infrastructure(_Closed):
     endpoint_retries: int = Field(ge=0)
     endpoint_errors: list[str]
     injected_faults: int = Field(ge=0)
+    worker_retries: int = Field(
+        default=0, ge=0, description="plays of this episode lost with a Ray worker before this one"
+    )
 
 
 class Turn(_Closed):

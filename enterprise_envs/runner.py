@@ -21,7 +21,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 import gymnasium
 
@@ -286,6 +286,23 @@ def play_recorded(
     }
 
 
+class EpisodeBackend(Protocol):
+    """Somewhere else to play a run's episodes (Ray actors: :mod:`enterprise_envs.integrations.ray`).
+
+    ``run`` keeps everything but the playing: the plan, the episode order, the records' sink, the
+    summary, the progress display and the stop. It calls ``play`` from ``jobs`` threads at a time.
+    """
+
+    def open(self, settings: RunSettings, seed: int, stop: threading.Event) -> None:
+        """Get ready to play the run's episodes; once ``stop`` is set, ``play`` raises Interrupted."""
+
+    def play(self, index: int, trial: int) -> dict[str, Any]:
+        """Play seed ``seed + index`` (its ``trial``-th time) and return its record (``play_recorded``'s)."""
+
+    def close(self) -> None:
+        """Release what ``open`` took (called once, after every ``play`` has returned)."""
+
+
 class _Progress:
     """A live display on a terminal (rich): episodes done, rate, ETA and the running success rate."""
 
@@ -344,6 +361,7 @@ def run(
     agent_options: Mapping[str, Any] | None = None,
     max_episode_steps: int | None = None,
     stop: threading.Event | None = None,
+    backend: EpisodeBackend | None = None,
 ) -> RunSummary:
     """Run ``episodes`` seeds ``seed, seed+1, ...``, each ``trials`` times, and summarize them.
 
@@ -362,6 +380,7 @@ def run(
         agent_options: The agent factory's options (the LLM agent's model, endpoint, ...).
         max_episode_steps: ``gymnasium.make``'s step limit (a truncation still gets a verdict).
         stop: Set it to stop the run (Ctrl-C does the same); finished episodes are kept.
+        backend: Where to play the episodes (None: on this process's threads, one env each).
     """
     settings = RunSettings(
         env_id, agent_name, dict(agent_options or {}), dict(env_kwargs or {}), max_episode_steps, jobs, trials
@@ -374,6 +393,8 @@ def run(
     envs_lock = threading.Lock()
 
     def play(index: int, trial: int) -> dict[str, Any]:
+        if backend is not None:
+            return backend.play(index, trial)
         env = getattr(local, "env", None)
         if env is None:
             env = local.env = settings.make()
@@ -382,6 +403,8 @@ def run(
         agent = AGENTS[agent_name](seed + index, **settings.agent_options)
         return play_recorded(env, agent, seed + index, settings, index, trial, stop)
 
+    if backend is not None:
+        backend.open(settings, seed, stop)
     sink, owned = (out.open("w", encoding="utf-8"), True) if isinstance(out, Path) else (out, False)
     display = _Progress(progress, len(plan))
     started = time.perf_counter()
@@ -432,6 +455,8 @@ def run(
             sink.close()
         for env in envs:
             env.close()
+        if backend is not None:
+            backend.close()
     summary.interrupted = summary.interrupted or sum(summary.totals.values()) < len(plan)
     summary.seconds = time.perf_counter() - started
     return summary
@@ -442,4 +467,13 @@ def default_progress() -> IO[str] | None:
     return sys.stderr if sys.stderr.isatty() else None
 
 
-__all__ = ["AGENTS", "EXIT_INTERRUPTED", "EXIT_INVALID", "EXIT_OK", "RunSummary", "play_recorded", "run"]
+__all__ = [
+    "AGENTS",
+    "EXIT_INTERRUPTED",
+    "EXIT_INVALID",
+    "EXIT_OK",
+    "EpisodeBackend",
+    "RunSummary",
+    "play_recorded",
+    "run",
+]
