@@ -163,6 +163,7 @@ def test_an_invalid_episode_makes_the_run_exit_3(tmp_path: Path) -> None:
         (["run", "ITSM-v0", "--agent", "llm"], "--agent llm needs --model"),
         (["run", "ITSM-v0", "--user", "llm"], "--user llm needs --user-model"),
         (["serve", "--scenario", "itsm.report_incident", "--user", "llm"], "--user llm needs --user-model"),
+        (["run", "ITSM-v0", "--workers", "2"], "--workers goes with --ray"),
         (["run", "ITSM-v0", "--faults", '{"unavailable_p": 3}'], "unavailable_p"),
         (["run", "ITSM-v0", "--faults", '{"rate_limits": {}}'], "rate_limits"),
     ],

@@ -25,10 +25,9 @@ import socket
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 try:
     import ray
@@ -298,51 +297,24 @@ def _kill(handle: Any) -> None:
         ray.kill(handle, no_restart=True)
 
 
-def run_on_ray(
-    env_id: str,
-    agent_name: str,
-    episodes: int,
-    seed: int = 0,
-    out: Path | IO[str] | None = None,
-    env_kwargs: dict[str, Any] | None = None,
-    progress: IO[str] | None = None,
-    on_episode: Callable[[dict[str, Any]], None] | None = None,
-    *,
-    workers: int = 2,
-    address: str | None = None,
-    trials: int = 1,
-    agent_options: Mapping[str, Any] | None = None,
-    max_episode_steps: int | None = None,
-    stop: threading.Event | None = None,
-    **backend_options: Any,
-) -> RunSummary:
+#: The options of :class:`RayBackend` that :func:`run_on_ray` passes on (the others go to ``run``).
+BACKEND_OPTIONS = ("worker_cpus", "max_retries", "episode_timeout", "start_timeout", "runtime_env")
+
+
+def run_on_ray(*run_args: Any, workers: int = 2, address: str | None = None, **options: Any) -> RunSummary:
     """:func:`enterprise_envs.runner.run` with its episodes played on Ray actors.
 
-    The arguments are ``run``'s (``jobs`` is ``workers``), plus ``workers`` and ``address`` and any
-    :class:`RayBackend` option. Records are written, and ``on_episode`` called, in episode order as
-    the episodes finish; they are a serial run's but for the volatile fields and, on an episode whose
-    worker died, :func:`worker_retries`.
+    The arguments are ``run``'s (``jobs`` is ``workers``), plus ``workers``, ``address`` and any
+    :class:`RayBackend` option (:data:`BACKEND_OPTIONS`). Records are written, and ``on_episode``
+    called, in episode order as the episodes finish; they are a serial run's but for the volatile
+    fields and, on an episode whose worker died, :func:`worker_retries`.
 
     Example:
         ``run_on_ray("ITSM-v0", "oracle", 20, out=Path("runs.jsonl"), workers=4, address="auto")``
     """
+    backend_options = {name: options.pop(name) for name in BACKEND_OPTIONS if name in options}
     backend = RayBackend(workers, address, **backend_options)
-    return run(
-        env_id,
-        agent_name,
-        episodes,
-        seed=seed,
-        out=out,
-        env_kwargs=env_kwargs,
-        progress=progress,
-        on_episode=on_episode,
-        jobs=workers,
-        trials=trials,
-        agent_options=agent_options,
-        max_episode_steps=max_episode_steps,
-        stop=stop,
-        backend=backend,
-    )
+    return run(*run_args, jobs=workers, backend=backend, **options)
 
 
 def bench_ray(settings: Settings, workers: tuple[int, ...] = (1, 2), episodes: int = 48) -> list[Figure]:
