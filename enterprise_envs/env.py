@@ -119,9 +119,13 @@ class EnterpriseEnv(gymnasium.Env):
         self.user: UserSimulator = self._user
         self.user_backend = user if isinstance(user, str) else type(user).__name__
         self.world_size = world_size
+        # A config dict is read once, here: a bad one fails at make, naming the field, not at reset.
+        self._faults: FaultConfig | None = None
         if isinstance(faults, Mapping):
-            FaultConfig.from_dict(dict(faults))  # a bad config fails here, naming the field, not at reset
-        elif faults not in ("scenario", "off"):
+            self._faults = FaultConfig.from_dict(dict(faults))
+        elif faults == "off":
+            self._faults = FaultConfig()
+        elif faults != "scenario":
             raise ValueError(f"faults must be 'scenario', 'off' or a fault config dict, not {faults!r}")
         self.faults_option = faults
         self.world_seed = world_seed
@@ -157,7 +161,7 @@ class EnterpriseEnv(gymnasium.Env):
             from enterprise_envs.scenarios.users.population import draw_variant
 
             instance.persona = draw_variant(instance.persona, rng)
-        world.set_faults(self._fault_config(instance), episode_seed)
+        world.set_faults(self._faults or instance.faults, episode_seed)
         # A guarded simulator learns this instance's hidden values (the rule user needs none).
         with_canaries = getattr(self._user, "with_canaries", None)
         self.user = with_canaries(instance.canaries()) if with_canaries else self._user
@@ -295,15 +299,6 @@ class EnterpriseEnv(gymnasium.Env):
             systems = [registry.systems()[name] for name in scenario.systems]
             self._worlds[key] = World(systems, size=size, world_seed=self.world_seed, surface=self.surface)
         return self._worlds[key]
-
-    def _fault_config(self, instance: ScenarioInstance) -> FaultConfig:
-        if self.faults_option == "scenario":
-            return instance.faults
-        if self.faults_option == "off":
-            return FaultConfig()
-        if isinstance(self.faults_option, Mapping):
-            return FaultConfig.from_dict(dict(self.faults_option))
-        raise ValueError(f"faults must be 'scenario', 'off' or a dict, not {self.faults_option!r}")
 
     def _assistant_calls(
         self, text: str | None, calls: list[tuple[str | None, str, str]], target: bool = True
